@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# boot.sh TOPOLOGY [options]: boot the test kernel and guest image on a QEMU
+# q35 machine with the devices of qemu/topologies/TOPOLOGY, under TCG (KVM
+# only where /dev/kvm works). The kernel console goes to console.log, the
+# guest's TAP output (second serial port) to results.tap, both in the run
+# directory, which is kept.
+#
+#   --dir DIR          run directory (default build/logs/manual/TOPOLOGY)
+#   --append ARGS      extra kernel command line
+#   --only A,B         run only these guest tests
+#   --timeout SECONDS  kill a guest that has not powered off (default 600)
+#   --trace PATTERN    QEMU trace events to trace.log (e.g. pci_nvme_map_addr)
+#
+# Exit status: 0 the guest powered off, 124 it was killed at the timeout,
+# other: QEMU failed. On a timeout the tail of the console is printed.
+set -euo pipefail
+P2P_STEP=qemu
+. "$(dirname "$0")/../scripts/lib.sh"
+
+topo=${1:?usage: boot.sh TOPOLOGY [--dir DIR] [--append ARGS] [--only TESTS] [--timeout S] [--trace EVENTS]}
+shift
+dir=$P2P_LOGS/manual/$topo append="" only="" timeout=600 trace=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--dir) dir=$2; shift 2 ;;
+	--append) append="$append $2"; shift 2 ;;
+	--only) only=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--trace) trace=$2; shift 2 ;;
+	*) die "unknown option $1" ;;
+	esac
+done
+
+tfile=$P2P_TOP/qemu/topologies/$topo
+[ -f "$tfile" ] || die "no topology '$topo' (known: $(ls "$P2P_TOP/qemu/topologies" | xargs))"
+QEMU_CPU=qemu64 QEMU_DRIVES="" QEMU_DEVICES=()
+# shellcheck source=topologies/switch
+. "$tfile"
+
+kernel=$P2P_OBJ/arch/x86/boot/bzImage
+initrd=$P2P_BUILD/initramfs.cpio.gz
+[ -f "$kernel" ] || die "no kernel at $kernel; run 'make kernel'"
+[ -f "$initrd" ] || die "no guest image at $initrd; run 'make initramfs'"
+
+rm -rf "$dir"
+mkdir -p "$dir"
+
+# Fresh, sparse backing images for every drive: tests start from zeroes.
+drives=()
+for d in $QEMU_DRIVES; do
+	name=${d%%:*} size=${d#*:}
+	truncate -s "$size" "$dir/$name.img"
+	drives+=(-drive "file=$dir/$name.img,if=none,id=$name,format=raw,cache=unsafe")
+done
+
+accel=(-accel tcg)
+if [ -w /dev/kvm ] && [ "${P2P_KVM:-1}" = 1 ]; then
+	accel=(-accel kvm -accel tcg)
+fi
+
+cmdline="console=ttyS0 edd=off panic=-1 oops=panic loglevel=6 p2p.topology=$topo"
+[ -n "$only" ] && cmdline="$cmdline p2p.only=$only"
+cmdline="$cmdline$append"
+
+qemu=(qemu-system-x86_64 -machine q35 "${accel[@]}" -cpu "$QEMU_CPU"
+	-smp 2 -m 1G -nodefaults -display none -no-reboot
+	-bios /usr/share/qemu/qboot.rom
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	-serial "file:$dir/console.log" -serial "file:$dir/results.tap"
+	-monitor none
+	"${drives[@]}" "${QEMU_DEVICES[@]}")
+[ -n "$trace" ] && qemu+=(-trace "$trace" -D "$dir/trace.log")
+printf '%q ' "${qemu[@]}" >"$dir/qemu.cmd"
+echo >>"$dir/qemu.cmd"
+
+start=$(date +%s)
+rc=0
+timeout -k 10 "$timeout" "${qemu[@]}" >"$dir/qemu.out" 2>&1 || rc=$?
+echo "$(( $(date +%s) - start ))" >"$dir/seconds"
+rm -f "$dir"/*.img
+case $rc in
+0) ;;
+124|137)
+	log "$topo: guest did not power off within ${timeout}s and was killed; last console lines ($dir/console.log):"
+	tail -n 20 "$dir/console.log" | sed 's/^/    /' >&2
+	exit 124 ;;
+*)
+	log "$topo: QEMU exited $rc:"
+	tail -n 20 "$dir/qemu.out" | sed 's/^/    /' >&2
+	exit "$rc" ;;
+esac
+if grep -q "Kernel panic" "$dir/console.log"; then
+	log "$topo: the guest kernel panicked; last console lines ($dir/console.log):"
+	tail -n 30 "$dir/console.log" | sed 's/^/    /' >&2
+	exit 1
+fi

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# initramfs.sh: build the guest image, build/initramfs.cpio.gz, with the
+# kernel's own usr/gen_init_cpio from Debian packages installed on the host
+# (busybox-static, nvme-cli, iproute2's rdma and their shared libraries) and
+# the project's guest tests and test programs. It is rebuilt only when one
+# of its inputs changes.
+set -euo pipefail
+P2P_STEP=initramfs
+. "$(dirname "$0")/../scripts/lib.sh"
+
+"$P2P_TOP/scripts/deps.sh" build guest
+[ -f "$P2P_TREE/usr/gen_init_cpio.c" ] || die "no kernel tree at $P2P_TREE; run 'make prepare'"
+
+out=$P2P_BUILD/initramfs.cpio.gz
+work=$P2P_BUILD/guest
+mkdir -p "$work/bin"
+
+# Host binaries copied in with their libraries. busybox provides the rest.
+HOST_BINS="/bin/busybox /usr/sbin/nvme /usr/bin/rdma"
+
+# Project programs, built static so that they need no library in the guest.
+for src in "$P2P_TOP"/tests/prog/*.c; do
+	bin=$work/bin/$(basename "$src" .c)
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+		gcc -O2 -Wall -Wextra -Werror -static -o "$bin" "$src" ||
+			die "cannot build $src"
+	fi
+done
+if [ ! -x "$work/gen_init_cpio" ] || [ "$P2P_TREE/usr/gen_init_cpio.c" -nt "$work/gen_init_cpio" ]; then
+	gcc -O2 -o "$work/gen_init_cpio" "$P2P_TREE/usr/gen_init_cpio.c"
+fi
+
+# libs_of BIN: the shared libraries BIN loads, dynamic loader included.
+libs_of()
+{
+	ldd "$1" 2>/dev/null | awk '/=> \//{print $3} /^\t\/lib/{print $1}'
+}
+
+# entry GUEST_PATH HOST_PATH MODE: one file line, with its parent dirs.
+declare -A DIRS
+entry()
+{
+	local d=${1%/*}
+	local parts=()
+	while [ -n "$d" ] && [ -z "${DIRS[$d]:-}" ]; do
+		DIRS[$d]=1
+		parts=("$d" "${parts[@]}")
+		d=${d%/*}
+	done
+	for d in "${parts[@]}"; do echo "dir $d 755 0 0"; done
+	echo "file $1 $2 $3 0 0"
+}
+
+gen_list()
+{
+	local b l f
+	echo "dir /dev 755 0 0"
+	echo "nod /dev/console 600 0 0 c 5 1"
+	for d in /proc /sys /tmp /run /root; do echo "dir $d 755 0 0"; done
+	entry /init "$P2P_TOP/tests/guest/init" 755
+	for b in $HOST_BINS; do
+		[ -x "$b" ] || die "$b is missing (package not installed?)"
+		entry "$b" "$b" 755
+		for l in $(libs_of "$b"); do
+			entry "$l" "$(readlink -f "$l")" 755
+		done
+	done
+	for f in "$work"/bin/*; do
+		entry "/usr/local/bin/$(basename "$f")" "$f" 755
+	done
+	entry /tests/run-guest "$P2P_TOP/tests/guest/run-guest" 755
+	entry /tests/lib.sh "$P2P_TOP/tests/guest/lib.sh" 644
+	for f in "$P2P_TOP"/tests/guest/cases/* "$P2P_TOP"/tests/guest/demo; do
+		[ -f "$f" ] || continue
+		case "$f" in */cases/*) g=/tests/cases/${f##*/} ;; *) g=/tests/${f##*/} ;; esac
+		entry "$g" "$f" 755
+	done
+}
+
+gen_list | awk '!seen[$0]++' >"$work/initramfs.list"
+# The image depends on the list and on the content of every file in it.
+sum=$( { cat "$work/initramfs.list"; awk '$1=="file"{print $3}' "$work/initramfs.list" |
+	xargs sha256sum; } | sha256sum | cut -d' ' -f1)
+if [ -f "$out" ] && [ "$(cat "$out.sum" 2>/dev/null)" = "$sum" ]; then
+	log "guest image up to date: $out"
+	exit 0
+fi
+"$work/gen_init_cpio" "$work/initramfs.list" | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "$sum" >"$out.sum"
+log "guest image: $out ($(du -k "$out" | cut -f1) KiB, $(grep -c '^file' "$work/initramfs.list") files)"

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for guest tests (busybox sh). Sourced by every test case.
+
+# QEMU's NVMe controller, found by vendor:device rather than by bus number,
+# which differs between firmwares.
+QEMU_NVME_ID="0x1b36 0x0010"
+
+fail()
+{
+	echo "FAIL: $*"
+	exit 1
+}
+
+# qemu_nvme_devs: PCI names of the emulated NVMe controllers, in bus order.
+qemu_nvme_devs()
+{
+	local d
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor") $(cat "$d/device")" = "$QEMU_NVME_ID" ] &&
+			basename "$d"
+	done
+}
+
+# nvme_ns PCI_NAME: the block device of the controller's first namespace.
+nvme_ns()
+{
+	local ns
+	ns=$(ls -d /sys/bus/pci/devices/"$1"/nvme/nvme*/nvme*n1 2>/dev/null | head -n 1)
+	[ -n "$ns" ] || fail "no namespace under $1"
+	echo "/dev/$(basename "$ns")"
+}
+
+# bar_size PCI_NAME BAR: the size of a BAR, from sysfs' resource table.
+bar_size()
+{
+	set -- $(sed -n "$(($2 + 1))p" "/sys/bus/pci/devices/$1/resource")
+	[ $(($2)) -eq 0 ] && { echo 0; return; }
+	echo $(($2 - $1 + 1))
+}
+
+# p2pmem PCI_NAME ATTR: one attribute of the provider's p2pmem directory.
+p2pmem()
+{
+	cat "/sys/bus/pci/devices/$1/p2pmem/$2"
+}
+
+# copy ARGS...: run p2pcopy, show its output, keep it in /tmp/copy.out.
+copy()
+{
+	echo "+ p2pcopy $*"
+	p2pcopy "$@" >/tmp/copy.out
+	COPY_RC=$?
+	sed 's/^/  /' /tmp/copy.out
+	return $COPY_RC
+}
+
+# copy_value KEY: a key=value fact of the last copy.
+copy_value()
+{
+	sed -n "s/^$1=//p" /tmp/copy.out
+}
+
+# expect_copy_ok ARGS...: the copy succeeds and every block verifies.
+expect_copy_ok()
+{
+	copy "$@" || fail "p2pcopy $* exited $COPY_RC"
+	[ "$(copy_value verified)" = yes ] || fail "destination does not verify"
+	[ "$(copy_value bad_blocks)" = 0 ] || fail "$(copy_value bad_blocks) bad blocks"
+}

@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh [-t TEST,...] [-T TOPOLOGY,...] [--host-only] [--guest-only]:
+# run the host tests (tests/host/*) and the guest tests (tests/guest/cases/*)
+# in one QEMU boot per topology, print one row per topology x test, and end
+# with "N passed, N failed". Exit status 1 when anything failed.
+#
+# A guest test that gives no result (the guest hung, panicked or QEMU failed)
+# counts as failed, and the reason is printed.
+set -uo pipefail
+P2P_STEP=test
+. "$(dirname "$0")/../scripts/lib.sh"
+
+only="" topos="" host=1 guest=1
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-t) only=$2; shift 2 ;;
+	-T) topos=$2; shift 2 ;;
+	--host-only) guest=0; shift ;;
+	--guest-only) host=0; shift ;;
+	*) die "usage: run.sh [-t TEST,...] [-T TOPOLOGY,...] [--host-only] [--guest-only]" ;;
+	esac
+done
+
+run_id=$(date +%Y%m%d-%H%M%S)
+rundir=$P2P_LOGS/runs/$run_id
+mkdir -p "$rundir"
+ln -sfn "runs/$run_id" "$P2P_LOGS/latest"
+passed=0 failed=0
+declare -a ROWS
+
+# record RESULT NAME DESCRIPTION: one row of the report.
+record()
+{
+	if [ "$1" = ok ]; then
+		passed=$((passed + 1))
+		ROWS+=("PASS  $2  $3")
+	else
+		failed=$((failed + 1))
+		ROWS+=("FAIL  $2  $3")
+	fi
+	printf '%-4s %s  %s\n' "$([ "$1" = ok ] && echo PASS || echo FAIL)" "$2" "$3"
+}
+
+# header FIELD FILE: a FIELD="..." line of a test file.
+header()
+{
+	sed -n "s/^$1=\"\\(.*\\)\"$/\\1/p" "$2"
+}
+
+# wanted NAME: whether -t selects this test.
+wanted()
+{
+	[ -z "$only" ] || [[ ",$only," == *",$1,"* ]]
+}
+
+# parse_tap PREFIX FILE EXPECTED...: record every result of a TAP stream;
+# expected tests with no result are failures. Diagnostics of failed tests
+# are printed.
+parse_tap()
+{
+	local prefix=$1 file=$2 line name desc diag=() seen=" "
+	shift 2
+	while IFS= read -r line; do
+		case "$line" in
+		"# "*) diag+=("$line") ;;
+		"ok "*|"not ok "*)
+			name=${line#*- } desc=${name#*: } name=${name%%:*}
+			seen="$seen$name "
+			if [[ $line == "not ok"* ]]; then
+				printf '%s\n' "${diag[@]}" | tail -n 40 | sed 's/^/      /'
+				record fail "$prefix/$name" "$desc"
+			else
+				record ok "$prefix/$name" "$desc"
+			fi
+			diag=() ;;
+		esac
+	done <"$file"
+	for name in "$@"; do
+		[[ $seen == *" $name "* ]] && continue
+		record fail "$prefix/$name" "no result: ${NORESULT:-the test did not report}"
+	done
+}
+
+# Host tests: executables printing TAP, each with DESCRIPTION in a header.
+if [ "$host" = 1 ]; then
+	for t in "$P2P_TOP"/tests/host/*; do
+		[ -x "$t" ] || continue
+		wanted "$(basename "$t")" || continue
+		log "host test $(basename "$t")"
+		"$t" >"$rundir/host-$(basename "$t").tap" 2>"$rundir/host-$(basename "$t").err"
+		rc=$?
+		NORESULT="exited $rc; see $rundir/host-$(basename "$t").err" \
+			parse_tap host "$rundir/host-$(basename "$t").tap" "$(basename "$t")"
+	done
+fi
+
+# Guest tests, grouped into one boot per topology.
+if [ "$guest" = 1 ]; then
+	declare -A BY_TOPO
+	for t in "$P2P_TOP"/tests/guest/cases/*; do
+		name=$(basename "$t")
+		wanted "$name" || continue
+		[ -n "$(header DESCRIPTION "$t")" ] || die "$t has no DESCRIPTION line"
+		for tp in $(header TOPOLOGIES "$t"); do
+			[ -z "$topos" ] || [[ ",$topos," == *",$tp,"* ]] || continue
+			BY_TOPO[$tp]="${BY_TOPO[$tp]:-} $name"
+		done
+	done
+	for tp in $(printf '%s\n' "${!BY_TOPO[@]}" | sort); do
+		# shellcheck disable=SC2086
+		set -- ${BY_TOPO[$tp]}
+		log "booting topology '$tp' for $# test(s): $*"
+		bootopt=()
+		[ -n "$only" ] && bootopt=(--only "$(echo "$*" | tr ' ' ,)")
+		rc=0
+		"$P2P_TOP/qemu/boot.sh" "$tp" --dir "$rundir/$tp" \
+			--timeout "${P2P_TIMEOUT:-900}" "${bootopt[@]}" || rc=$?
+		log "topology '$tp': guest ran $(cat "$rundir/$tp/seconds" 2>/dev/null || echo '?')s"
+		case $rc in
+		0) why="the guest powered off without reporting it" ;;
+		124) why="the guest timed out (console: $rundir/$tp/console.log)" ;;
+		*) why="the boot failed with status $rc (console: $rundir/$tp/console.log)" ;;
+		esac
+		touch "$rundir/$tp/results.tap"
+		NORESULT=$why parse_tap "$tp" "$rundir/$tp/results.tap" kernel-boot "$@"
+	done
+fi
+
+{
+	printf '%s\n' "${ROWS[@]}"
+	echo "$passed passed, $failed failed"
+} >"$rundir/summary"
+log "logs: $rundir"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
