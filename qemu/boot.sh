@@ -55,9 +55,37 @@ for d in $QEMU_DRIVES; do
 	drives+=(-drive "file=$dir/$name.img,if=none,id=$name,format=raw,cache=unsafe")
 done
 
+# kvm_works: whether a KVM guest really runs here. /dev/kvm may exist while
+# guests hang (nested virtualisation), so boot the kernel once under KVM
+# without an initrd: it must reach its "cannot mount root" panic within 20 s.
+# The answer is cached per QEMU version.
+kvm_works()
+{
+	local cache=$P2P_BUILD/kvm-probe qv probe
+	qv=$(qemu-system-x86_64 --version | head -n 1)
+	if [ -f "$cache" ] && [ "$(sed -n 1p "$cache")" = "$qv" ]; then
+		[ "$(sed -n 2p "$cache")" = yes ]
+		return
+	fi
+	probe=$(mktemp)
+	if [ -w /dev/kvm ] && (
+	   timeout -k 5 20 qemu-system-x86_64 -machine q35 -accel kvm -cpu host \
+		-m 256M -nodefaults -display none -no-reboot \
+		-bios /usr/share/qemu/qboot.rom -kernel "$kernel" \
+		-append "console=ttyS0 panic=-1" -serial "file:$probe" ) >/dev/null 2>&1 &&
+	   grep -q "VFS: Unable to mount root" "$probe"; then
+		printf '%s\nyes\n' "$qv" >"$cache"
+	else
+		printf '%s\nno\n' "$qv" >"$cache"
+	fi
+	rm -f "$probe"
+	[ "$(sed -n 2p "$cache")" = yes ]
+}
+
 accel=(-accel tcg)
-if [ -w /dev/kvm ] && [ "${P2P_KVM:-1}" = 1 ]; then
-	accel=(-accel kvm -accel tcg)
+if [ "${P2P_KVM:-auto}" != no ] && kvm_works; then
+	accel=(-accel kvm)
+	log "KVM works here: using it"
 fi
 
 cmdline="console=ttyS0 edd=off panic=-1 oops=panic loglevel=6 p2p.topology=$topo"

@@ -10,12 +10,12 @@ P2P_STEP=demo
 . "$(dirname "$0")/../scripts/lib.sh"
 
 dir=$P2P_LOGS/demo
-log "booting the 'switch' topology under QEMU (about a minute under TCG)"
+log "booting the 'switch' topology under QEMU (about 15 s under TCG)"
 "$P2P_TOP/qemu/boot.sh" switch --dir "$dir" --append "p2p.run=demo" \
 	--timeout 600 --trace 'pci_nvme_map_addr*'
 
 res=$dir/results.tap
-val() { sed -n "s/^$1=//p" "$res" | head -n 1; }
+val() { tr -d "\r" <"$res" | sed -n "s/^$1=//p" | head -n 1; }
 [ -n "$(val exit)" ] || die "the guest printed no result; see $dir/console.log"
 
 # Classify every payload mapping the NVMe model made: into the provider's
@@ -30,11 +30,17 @@ read -r p2p own ram_in ram_before ram_after < <(
 		ev = $0; sub(/^.*pci_nvme_map_addr/, "pci_nvme_map_addr", ev)
 		split(ev, f, " ")
 		addr = num(f[3]); len = f[5] + 0
+		# QEMU traces every mapping as pci_nvme_map_addr and then, when
+		# the address is in the controller'"'"'s own CMB, once more as
+		# pci_nvme_map_addr_cmb: relabel the mapping just traced.
+		if (f[1] == "pci_nvme_map_addr_cmb") {
+			if (n && addrs[n] == addr) kind[n] = "own"
+			next
+		}
+		if (f[1] != "pci_nvme_map_addr") next
 		n++
-		if (f[1] == "pci_nvme_map_addr_cmb") { kind[n] = "own" }
-		else if (addr >= num(lo) && addr <= num(hi)) { kind[n] = "p2p" }
-		else { kind[n] = "ram" }
-		bytes[n] = len
+		addrs[n] = addr; bytes[n] = len
+		kind[n] = (addr >= num(lo) && addr <= num(hi)) ? "p2p" : "ram"
 		if (kind[n] != "ram") { if (!first) first = n; last = n }
 	}
 	END {
@@ -60,9 +66,10 @@ P2P copy offload in QEMU: topology 'switch' (two NVMe controllers under one PCIe
   decision      bus address, switch-local: the peer addressed the CMB by its PCI address
                 (both controllers sit below one switch; the host bridge is not involved)
   payload DMA during the copy, from QEMU's trace of the NVMe controllers:
-                $(val peer_ctrl) -> CMB of $(val provider_ctrl) (peer-to-peer):  $(mib "$p2p")
-                $(val provider_ctrl) from its own CMB:               $(mib "$own")
-                system RAM:                                $(mib "$ram_in")
+$(printf '                %-46s %10s\n' \
+	"$(val peer_ctrl) into the CMB of $(val provider_ctrl) (peer-to-peer)" "$(mib "$p2p")" \
+	"$(val provider_ctrl) out of its own CMB" "$(mib "$own")" \
+	"system RAM" "$(mib "$ram_in")")
                 (outside the copy: $(mib "$ram_before") writing the test pattern, $(mib "$ram_after") reading it back)
   verified      $(( $(val blocks) - $(val bad_blocks) )) of $(val blocks) 4 KiB blocks match the source pattern: $(val verified)
 

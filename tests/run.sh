@@ -63,6 +63,7 @@ parse_tap()
 	local prefix=$1 file=$2 line name desc diag=() seen=" "
 	shift 2
 	while IFS= read -r line; do
+		line=${line%$'\r'}	# the guest's serial line ends in CR LF
 		case "$line" in
 		"# "*) diag+=("$line") ;;
 		"ok "*|"not ok "*)

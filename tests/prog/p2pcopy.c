@@ -83,7 +83,8 @@ static void fill_block(uint64_t *p, uint64_t seed, uint64_t blk)
 	}
 }
 
-static uint64_t parse_size(const char *s)
+/* parse_num: a byte count with an optional K, M or G suffix. */
+static uint64_t parse_num(const char *s, int allow_zero)
 {
 	char *end;
 	uint64_t v = strtoull(s, &end, 0);
@@ -93,7 +94,7 @@ static uint64_t parse_size(const char *s)
 	case 'M': case 'm': v <<= 10; /* fall through */
 	case 'K': case 'k': v <<= 10; end++; break;
 	}
-	if (*end || !v) {
+	if (*end || (!v && !allow_zero)) {
 		fprintf(stderr, "p2pcopy: bad size '%s'\n", s);
 		exit(EXIT_SETUP);
 	}
@@ -243,10 +244,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 's': o->src = optarg; break;
 		case 'd': o->dst = optarg; break;
 		case 'p': o->provider = optarg; break;
-		case 'n': o->size = parse_size(optarg); break;
-		case 'c': o->chunk = parse_size(optarg); break;
-		case 'S': o->src_off = strtoull(optarg, NULL, 0); break;
-		case 'D': o->dst_off = strtoull(optarg, NULL, 0); break;
+		case 'n': o->size = parse_num(optarg, 0); break;
+		case 'c': o->chunk = parse_num(optarg, 0); break;
+		case 'S': o->src_off = parse_num(optarg, 1); break;
+		case 'D': o->dst_off = parse_num(optarg, 1); break;
 		case 'r': o->seed = strtoull(optarg, NULL, 0); break;
 		case 'F': o->fill = 0; break;
 		default: usage();
