@@ -9,7 +9,7 @@ set -euo pipefail
 P2P_STEP=demo
 . "$(dirname "$0")/../scripts/lib.sh"
 
-dir=$P2P_LOGS/demo
+dir=${P2P_DEMO_DIR:-$P2P_LOGS/demo}
 log "booting the 'switch' topology under QEMU (about 15 s under TCG)"
 "$P2P_TOP/qemu/boot.sh" switch --dir "$dir" --append "p2p.run=demo" \
 	--timeout 600 --trace 'pci_nvme_map_addr*'
