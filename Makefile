@@ -14,13 +14,18 @@
 #   make guest     the guest image (build/initramfs.cpio.gz)
 #   make boot TOPO=switch [T=test,...]   boot one topology, keep its logs
 #   make test T=copy-offload TOPO=switch run some tests only
+#   make test-debug  every guest test on a KASAN + kmemleak + DEBUG_VM
+#                  kernel (build/obj-debug); longer, not part of 'make test'
 #   make clean     remove build/ (the tree, objects, images, logs)
 
 SHELL := /bin/bash
 T ?=
 TOPO ?=
 
-.PHONY: all demo test prepare apply export kernel guest boot clean
+DEBUG_ENV := P2P_OBJ=$(CURDIR)/build/obj-debug \
+	P2P_FRAGMENTS="$(CURDIR)/qemu/config/p2pdma.config $(CURDIR)/qemu/config/debug.config"
+
+.PHONY: all demo test test-debug prepare apply export kernel guest boot clean
 
 all: demo
 
@@ -44,6 +49,10 @@ demo: kernel guest
 
 test: kernel guest
 	@tests/run.sh $(if $(T),-t $(T)) $(if $(TOPO),-T $(TOPO))
+
+test-debug: apply guest
+	@$(DEBUG_ENV) qemu/kernel.sh
+	@$(DEBUG_ENV) tests/run.sh --guest-only $(if $(T),-t $(T)) $(if $(TOPO),-T $(TOPO))
 
 boot: kernel guest
 	@qemu/boot.sh $(or $(TOPO),switch) $(if $(T),--only $(T))

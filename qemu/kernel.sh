@@ -55,7 +55,7 @@ fi
 mkdir -p "$P2P_LOGS"
 start=$(date +%s)
 log "building bzImage and modules in $P2P_OBJ with $JOBS jobs (a fresh build takes about 15 minutes on 2 cores)"
-run_with_heartbeat "$P2P_LOGS/kernel-build.log" "kernel build" \
+run_with_heartbeat "$P2P_LOGS/kernel-build-$(basename "$P2P_OBJ").log" "kernel build" \
 	"${KMAKE[@]}" bzImage modules ||
-	die "kernel build failed; full log: $P2P_LOGS/kernel-build.log"
+	die "kernel build failed; full log: $P2P_LOGS/kernel-build-$(basename "$P2P_OBJ").log"
 log "kernel $(cat "$P2P_OBJ/include/config/kernel.release") built in $(( $(date +%s) - start ))s: $P2P_OBJ/arch/x86/boot/bzImage"
