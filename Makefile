@@ -11,7 +11,7 @@
 #   make apply     apply series/series to the tree (git am)
 #   make export    write the tree's commits back to the patch files
 #   make kernel    configure and build the guest kernel (build/obj)
-#   make guest     the guest image (build/initramfs.cpio.gz)
+#   make guest     the guest image with the test modules (build/obj/p2p-initramfs.cpio.gz)
 #   make boot TOPO=switch [T=test,...]   boot one topology, keep its logs
 #   make test T=copy-offload TOPO=switch run some tests only
 #   make test-debug  every guest test on a KASAN + kmemleak + DEBUG_VM
@@ -41,7 +41,7 @@ export:
 kernel: apply
 	@qemu/kernel.sh
 
-guest: prepare
+guest: kernel
 	@qemu/initramfs.sh
 
 demo: kernel guest
@@ -50,8 +50,9 @@ demo: kernel guest
 test: kernel guest
 	@tests/run.sh $(if $(T),-t $(T)) $(if $(TOPO),-T $(TOPO))
 
-test-debug: apply guest
+test-debug: apply
 	@$(DEBUG_ENV) qemu/kernel.sh
+	@$(DEBUG_ENV) qemu/initramfs.sh
 	@$(DEBUG_ENV) tests/run.sh --guest-only $(if $(T),-t $(T)) $(if $(TOPO),-T $(TOPO))
 
 boot: kernel guest

@@ -40,7 +40,7 @@ QEMU_CPU=qemu64 QEMU_DRIVES="" QEMU_DEVICES=()
 . "$tfile"
 
 kernel=$P2P_OBJ/arch/x86/boot/bzImage
-initrd=$P2P_BUILD/initramfs.cpio.gz
+initrd=$P2P_OBJ/p2p-initramfs.cpio.gz
 [ -f "$kernel" ] || die "no kernel at $kernel; run 'make kernel'"
 [ -f "$initrd" ] || die "no guest image at $initrd; run 'make initramfs'"
 

@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# initramfs.sh: build the guest image, build/initramfs.cpio.gz, with the
-# kernel's own usr/gen_init_cpio from Debian packages installed on the host
-# (busybox-static, nvme-cli, iproute2's rdma and their shared libraries) and
-# the project's guest tests and test programs. It is rebuilt only when one
-# of its inputs changes.
+# initramfs.sh: build the guest image of the kernel in $P2P_OBJ,
+# $P2P_OBJ/p2p-initramfs.cpio.gz, with the kernel's own usr/gen_init_cpio
+# from Debian packages installed on the host (busybox-static, nvme-cli,
+# iproute2's rdma and their shared libraries), the project's guest tests and
+# test programs, and its test modules built against that kernel. It is
+# rebuilt only when one of its inputs changes.
 set -euo pipefail
 P2P_STEP=initramfs
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -13,9 +14,11 @@ P2P_STEP=initramfs
 "$P2P_TOP/scripts/deps.sh" build guest
 [ -f "$P2P_TREE/usr/gen_init_cpio.c" ] || die "no kernel tree at $P2P_TREE; run 'make prepare'"
 
-out=$P2P_BUILD/initramfs.cpio.gz
+out=$P2P_OBJ/p2p-initramfs.cpio.gz
 work=$P2P_BUILD/guest
-mkdir -p "$work/bin"
+modwork=$P2P_OBJ/p2p-modules
+mkdir -p "$work/bin" "$modwork"
+[ -f "$P2P_OBJ/Module.symvers" ] || die "no kernel built in $P2P_OBJ; run 'make kernel'"
 
 # Host binaries copied in with their libraries. busybox provides the rest.
 HOST_BINS="/bin/busybox /usr/sbin/nvme /usr/bin/rdma"
@@ -31,6 +34,23 @@ done
 if [ ! -x "$work/gen_init_cpio" ] || [ "$P2P_TREE/usr/gen_init_cpio.c" -nt "$work/gen_init_cpio" ]; then
 	gcc -O2 -o "$work/gen_init_cpio" "$P2P_TREE/usr/gen_init_cpio.c"
 fi
+
+# Test modules (tests/modules/NAME/), built out of tree against the kernel
+# in $P2P_OBJ, from a copy so that no build output lands in the repository.
+for src in "$P2P_TOP"/tests/modules/*/; do
+	name=$(basename "$src")
+	mkdir -p "$modwork/$name"
+	cp -u "$src"* "$modwork/$name/"
+	make -s -C "$P2P_OBJ" CC="ccache gcc" M="$modwork/$name" W=1 modules \
+		>"$modwork/$name/build.log" 2>&1 || {
+		cat "$modwork/$name/build.log" >&2
+		die "cannot build test module $name"
+	}
+	if grep -q "warning:" "$modwork/$name/build.log"; then
+		cat "$modwork/$name/build.log" >&2
+		die "test module $name builds with warnings"
+	fi
+done
 
 # libs_of BIN: the shared libraries BIN loads, dynamic loader included.
 libs_of()
@@ -69,6 +89,9 @@ gen_list()
 	done
 	for f in "$work"/bin/*; do
 		entry "/usr/local/bin/$(basename "$f")" "$f" 755
+	done
+	for f in "$modwork"/*/*.ko; do
+		[ -f "$f" ] && entry "/lib/modules/p2p/$(basename "$f")" "$f" 644
 	done
 	entry /tests/run-guest "$P2P_TOP/tests/guest/run-guest" 755
 	entry /tests/lib.sh "$P2P_TOP/tests/guest/lib.sh" 644

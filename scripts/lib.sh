@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Shared helpers for the host-side scripts. Source it; do not run it.
 
 # Repository root, whatever the caller's working directory.

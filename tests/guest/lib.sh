@@ -67,3 +67,21 @@ expect_copy_ok()
 	[ "$(copy_value verified)" = yes ] || fail "destination does not verify"
 	[ "$(copy_value bad_blocks)" = 0 ] || fail "$(copy_value bad_blocks) bad blocks"
 }
+
+# edu_dev: the PCI name of QEMU's edu device, the DMA client of the tests.
+edu_dev()
+{
+	local d
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor") $(cat "$d/device")" = "0x1234 0x11e8" ] &&
+			{ basename "$d"; return; }
+	done
+	fail "no edu device in this topology"
+}
+
+# load_p2p_edu: load the edu test driver (once per boot).
+load_p2p_edu()
+{
+	[ -d /sys/module/p2p_edu ] || insmod /lib/modules/p2p/p2p_edu.ko ||
+		fail "cannot load p2p_edu.ko"
+}

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * p2p_edu - a real DMA client for P2PDMA tests: QEMU's "edu" device.
+ *
+ * The edu device has a 4 KiB buffer and a DMA engine that copies between
+ * that buffer and a bus address. This driver uses it the way any driver
+ * would use its DMA engine: it maps memory with the ordinary streaming DMA
+ * API (dma_map_page() or dma_map_sgtable()) and hands the device the
+ * resulting addresses. The memory is P2P memory allocated from a provider
+ * (an NVMe CMB), so the tests see what the DMA API does with P2PDMA pages
+ * for a plain client, and check every byte that lands in the CMB.
+ *
+ * Interface (debugfs): write "page|sg PROVIDER LENGTH" to
+ * /sys/kernel/debug/p2p_edu/<edu PCI name>/transfer. The write moves a
+ * pattern RAM -> edu -> P2P memory and another P2P memory -> edu -> RAM,
+ * verifies both, and returns LENGTH on success or the mapping's error.
+ * Each run logs the DMA addresses it used and its verdict.
+ *
+ * QEMU's edu must be given dma_mask=0xffffffffffffffff: its default 28-bit
+ * mask cannot reach a BAR.
+ */
+#include <linux/debugfs.h>
+#include <linux/dma-mapping.h>
+#include <linux/io.h>
+#include <linux/iopoll.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/pci-p2pdma.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#define EDU_REG_DMA_SRC		0x80
+#define EDU_REG_DMA_DST		0x88
+#define EDU_REG_DMA_COUNT	0x90
+#define EDU_REG_DMA_CMD		0x98
+#define EDU_DMA_START		0x01
+#define EDU_DMA_TO_RAM		0x02
+#define EDU_BUFFER		0x40000
+/*
+ * QEMU 7.2's edu rejects, and stops the machine on, a transfer that ends
+ * exactly at the end of its 4 KiB buffer: keep every transfer below it.
+ */
+#define EDU_MAX_TRANSFER	(4096 - 2)
+#define EDU_DMA_TIMEOUT_US	(5 * USEC_PER_SEC)
+
+struct p2p_edu {
+	struct pci_dev *pdev;
+	void __iomem *bar;
+	struct dentry *dir;
+	struct mutex lock;	/* one transfer at a time */
+};
+
+static struct dentry *p2p_edu_root;
+
+/* edu_dma - run one DMA between the edu buffer and @addr, and wait for it. */
+static int edu_dma(struct p2p_edu *edu, dma_addr_t addr, u32 buf_off, u32 len,
+		   bool to_ram)
+{
+	u64 cmd;
+
+	writeq(to_ram ? EDU_BUFFER + buf_off : addr, edu->bar + EDU_REG_DMA_SRC);
+	writeq(to_ram ? addr : EDU_BUFFER + buf_off, edu->bar + EDU_REG_DMA_DST);
+	writeq(len, edu->bar + EDU_REG_DMA_COUNT);
+	writeq(EDU_DMA_START | (to_ram ? EDU_DMA_TO_RAM : 0),
+	       edu->bar + EDU_REG_DMA_CMD);
+	return readq_poll_timeout(edu->bar + EDU_REG_DMA_CMD, cmd,
+				  !(cmd & EDU_DMA_START), 1000,
+				  EDU_DMA_TIMEOUT_US);
+}
+
+static void fill_pattern(u8 *p, size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = seed + i * 7 + (i >> 8);
+}
+
+static int check_pattern(struct p2p_edu *edu, const char *what, const u8 *p,
+			 size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		u8 want = seed + i * 7 + (i >> 8);
+
+		if (p[i] != want) {
+			pci_err(edu->pdev, "%s: byte %zu is %#x, expected %#x\n",
+				what, i, p[i], want);
+			return -EILSEQ;
+		}
+	}
+	return 0;
+}
+
+/* ram_dma - move @len bytes between a RAM buffer and the edu buffer. */
+static int ram_dma(struct p2p_edu *edu, void *ram, size_t len, bool to_ram)
+{
+	struct device *dev = &edu->pdev->dev;
+	enum dma_data_direction dir = to_ram ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	dma_addr_t addr;
+	int ret;
+
+	addr = dma_map_single(dev, ram, len, dir);
+	if (dma_mapping_error(dev, addr))
+		return -ENOMEM;
+	ret = edu_dma(edu, addr, 0, len, to_ram);
+	dma_unmap_single(dev, addr, len, dir);
+	return ret;
+}
+
+/*
+ * p2p_dma_page - move @len bytes between P2P memory and the edu buffer,
+ * mapped with dma_map_page() as a driver maps any page.
+ */
+static int p2p_dma_page(struct p2p_edu *edu, void *p2p, size_t len,
+			bool to_p2p)
+{
+	struct device *dev = &edu->pdev->dev;
+	enum dma_data_direction dir = to_p2p ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	dma_addr_t addr;
+	int ret;
+
+	addr = dma_map_page(dev, virt_to_page(p2p), offset_in_page(p2p), len,
+			    dir);
+	if (dma_mapping_error(dev, addr))
+		return -EIO;
+	pci_info(edu->pdev, "page: %zu bytes of P2P memory at %pa for DMA\n",
+		 len, &addr);
+	ret = edu_dma(edu, addr, 0, len, to_p2p);
+	dma_unmap_page(dev, addr, len, dir);
+	return ret;
+}
+
+/*
+ * p2p_dma_sg - the same through dma_map_sgtable(), with the buffer split in
+ * two scatterlist entries so that the device sees more than one segment.
+ */
+static int p2p_dma_sg(struct p2p_edu *edu, void *p2p, size_t len, bool to_p2p)
+{
+	struct device *dev = &edu->pdev->dev;
+	enum dma_data_direction dir = to_p2p ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	size_t half = len / 2, done = 0;
+	struct scatterlist *sg;
+	struct sg_table sgt;
+	int i, ret;
+
+	ret = sg_alloc_table(&sgt, 2, GFP_KERNEL);
+	if (ret)
+		return ret;
+	sg_set_page(sgt.sgl, virt_to_page(p2p), half, offset_in_page(p2p));
+	sg_set_page(sg_next(sgt.sgl), virt_to_page(p2p + half), len - half,
+		    offset_in_page(p2p + half));
+	ret = dma_map_sgtable(dev, &sgt, dir, 0);
+	if (ret)
+		goto free;
+	for_each_sgtable_dma_sg(&sgt, sg, i) {
+		dma_addr_t addr = sg_dma_address(sg);
+
+		pci_info(edu->pdev, "sg: segment %d, %u bytes at %pa\n",
+			 i, sg_dma_len(sg), &addr);
+		ret = edu_dma(edu, addr, done, sg_dma_len(sg), to_p2p);
+		if (ret)
+			break;
+		done += sg_dma_len(sg);
+	}
+	dma_unmap_sgtable(dev, &sgt, dir, 0);
+free:
+	sg_free_table(&sgt);
+	return ret;
+}
+
+static int p2p_dma(struct p2p_edu *edu, bool sg, void *p2p, size_t len,
+		   bool to_p2p)
+{
+	return sg ? p2p_dma_sg(edu, p2p, len, to_p2p) :
+		    p2p_dma_page(edu, p2p, len, to_p2p);
+}
+
+/* run_transfer - RAM -> edu -> P2P and P2P -> edu -> RAM, both verified. */
+static int run_transfer(struct p2p_edu *edu, bool sg, struct pci_dev *provider,
+			size_t len)
+{
+	void *ram, *p2p;
+	int ret;
+
+	ram = kmalloc(len, GFP_KERNEL);
+	p2p = pci_alloc_p2pmem(provider, len);
+	if (!ram || !p2p) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	fill_pattern(ram, len, 0x11);
+	memset(p2p, 0, len);
+	ret = ram_dma(edu, ram, len, false);
+	if (!ret)
+		ret = p2p_dma(edu, sg, p2p, len, true);
+	if (!ret)
+		ret = check_pattern(edu, "RAM -> P2P", p2p, len, 0x11);
+	if (ret)
+		goto out;
+
+	fill_pattern(p2p, len, 0x5a);
+	memset(ram, 0, len);
+	ret = p2p_dma(edu, sg, p2p, len, false);
+	if (!ret)
+		ret = ram_dma(edu, ram, len, true);
+	if (!ret)
+		ret = check_pattern(edu, "P2P -> RAM", ram, len, 0x5a);
+out:
+	if (p2p)
+		pci_free_p2pmem(provider, p2p, len);
+	kfree(ram);
+	return ret;
+}
+
+static struct pci_dev *find_provider(const char *name)
+{
+	unsigned int domain, bus, slot, fn;
+
+	if (sscanf(name, "%x:%x:%x.%x", &domain, &bus, &slot, &fn) != 4)
+		return NULL;
+	return pci_get_domain_bus_and_slot(domain, bus, PCI_DEVFN(slot, fn));
+}
+
+static ssize_t transfer_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	struct p2p_edu *edu = file_inode(file)->i_private;
+	char buf[64], mode[8], name[32];
+	struct pci_dev *provider;
+	size_t len;
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "%7s %31s %zu", mode, name, &len) != 3 ||
+	    (strcmp(mode, "page") && strcmp(mode, "sg")) ||
+	    !len || len > EDU_MAX_TRANSFER || len % 2)
+		return -EINVAL;
+
+	provider = find_provider(name);
+	if (!provider)
+		return -ENODEV;
+
+	mutex_lock(&edu->lock);
+	ret = run_transfer(edu, !strcmp(mode, "sg"), provider, len);
+	mutex_unlock(&edu->lock);
+	pci_info(edu->pdev, "%s transfer of %zu bytes with P2P memory of %s: %s (%d)\n",
+		 mode, len, name, ret ? "failed" : "verified", ret);
+	pci_dev_put(provider);
+	return ret ? ret : count;
+}
+
+static const struct file_operations transfer_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= transfer_write,
+};
+
+static int p2p_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct p2p_edu *edu;
+	int ret;
+
+	edu = devm_kzalloc(&pdev->dev, sizeof(*edu), GFP_KERNEL);
+	if (!edu)
+		return -ENOMEM;
+	edu->pdev = pdev;
+	mutex_init(&edu->lock);
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+	edu->bar = pcim_iomap(pdev, 0, 0);
+	if (!edu->bar)
+		return -ENOMEM;
+
+	edu->dir = debugfs_create_dir(pci_name(pdev), p2p_edu_root);
+	debugfs_create_file("transfer", 0200, edu->dir, edu, &transfer_fops);
+	pci_set_drvdata(pdev, edu);
+	return 0;
+}
+
+static void p2p_edu_remove(struct pci_dev *pdev)
+{
+	struct p2p_edu *edu = pci_get_drvdata(pdev);
+
+	debugfs_remove_recursive(edu->dir);
+}
+
+static const struct pci_device_id p2p_edu_ids[] = {
+	{ PCI_DEVICE(0x1234, 0x11e8) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, p2p_edu_ids);
+
+static struct pci_driver p2p_edu_driver = {
+	.name		= "p2p_edu",
+	.id_table	= p2p_edu_ids,
+	.probe		= p2p_edu_probe,
+	.remove		= p2p_edu_remove,
+};
+
+static int __init p2p_edu_init(void)
+{
+	int ret;
+
+	p2p_edu_root = debugfs_create_dir("p2p_edu", NULL);
+	ret = pci_register_driver(&p2p_edu_driver);
+	if (ret)
+		debugfs_remove_recursive(p2p_edu_root);
+	return ret;
+}
+module_init(p2p_edu_init);
+
+static void __exit p2p_edu_exit(void)
+{
+	pci_unregister_driver(&p2p_edu_driver);
+	debugfs_remove_recursive(p2p_edu_root);
+}
+module_exit(p2p_edu_exit);
+
+MODULE_DESCRIPTION("QEMU edu device as a DMA client of P2P memory, for tests");
+MODULE_LICENSE("GPL");
