@@ -14,7 +14,9 @@
  * /sys/kernel/debug/p2p_edu/<edu PCI name>/transfer. The write moves a
  * pattern RAM -> edu -> P2P memory and another P2P memory -> edu -> RAM,
  * verifies both, and returns LENGTH on success or the mapping's error.
- * Each run logs the DMA addresses it used and its verdict.
+ * Each run logs the DMA addresses it used and its verdict. Ownership of
+ * every mapping passes with dma_sync_*_for_device() before the transfer and
+ * dma_sync_*_for_cpu() after it, as in any driver.
  *
  * QEMU's edu must be given dma_mask=0xffffffffffffffff: its default 28-bit
  * mask cannot reach a BAR.
@@ -127,7 +129,10 @@ static int p2p_dma_page(struct p2p_edu *edu, void *p2p, size_t len,
 		return -EIO;
 	pci_info(edu->pdev, "page: %zu bytes of P2P memory at %pa for DMA\n",
 		 len, &addr);
+	/* Ownership passes as for any streaming mapping. */
+	dma_sync_single_for_device(dev, addr, len, dir);
 	ret = edu_dma(edu, addr, 0, len, to_p2p);
+	dma_sync_single_for_cpu(dev, addr, len, dir);
 	dma_unmap_page(dev, addr, len, dir);
 	return ret;
 }
@@ -154,6 +159,7 @@ static int p2p_dma_sg(struct p2p_edu *edu, void *p2p, size_t len, bool to_p2p)
 	ret = dma_map_sgtable(dev, &sgt, dir, 0);
 	if (ret)
 		goto free;
+	dma_sync_sgtable_for_device(dev, &sgt, dir);
 	for_each_sgtable_dma_sg(&sgt, sg, i) {
 		dma_addr_t addr = sg_dma_address(sg);
 
@@ -164,6 +170,7 @@ static int p2p_dma_sg(struct p2p_edu *edu, void *p2p, size_t len, bool to_p2p)
 			break;
 		done += sg_dma_len(sg);
 	}
+	dma_sync_sgtable_for_cpu(dev, &sgt, dir);
 	dma_unmap_sgtable(dev, &sgt, dir, 0);
 free:
 	sg_free_table(&sgt);
