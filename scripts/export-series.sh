@@ -6,8 +6,8 @@
 #
 # Each commit goes to the file series/series lists at its position; new
 # commits past the end of the list go to the directory named by the commit
-# subject's prefix (PCI/P2PDMA -> core/, dma-*/iommu -> dma-mapping/, other
-# -> drivers/) under git format-patch's stable name, and are appended to
+# subject's prefix (PCI/P2PDMA and its Documentation -> core/, dma-*/iommu ->
+# dma-mapping/, other -> drivers/) under git format-patch's stable name, and are appended to
 # series/series.
 set -euo pipefail
 P2P_STEP=export
@@ -17,7 +17,7 @@ P2P_STEP=export
 dir_for()
 {
 	case "$1" in
-	PCI*) echo core ;;
+	PCI*|"Documentation: PCI"*) echo core ;;
 	dma-*|dma:*|swiotlb*|iommu*) echo dma-mapping ;;
 	*) echo drivers ;;
 	esac
