@@ -16,6 +16,8 @@
 #   make test T=copy-offload TOPO=switch run some tests only
 #   make test-debug  every guest test on a KASAN + kmemleak + DEBUG_VM
 #                  kernel (build/obj-debug); longer, not part of 'make test'
+#   make bench     time RAM map+unmap with and without a P2P provider
+#                  (qemu/bench.sh; emulation figures, not part of 'make test')
 #   make clean     remove build/ (the tree, objects, images, logs)
 
 SHELL := /bin/bash
@@ -25,7 +27,7 @@ TOPO ?=
 DEBUG_ENV := P2P_OBJ=$(CURDIR)/build/obj-debug \
 	P2P_FRAGMENTS="$(CURDIR)/qemu/config/p2pdma.config $(CURDIR)/qemu/config/debug.config"
 
-.PHONY: all demo test test-debug prepare apply export kernel guest boot clean
+.PHONY: all demo test test-debug bench prepare apply export kernel guest boot clean
 
 all: demo
 
@@ -54,6 +56,9 @@ test-debug: apply
 	@$(DEBUG_ENV) qemu/kernel.sh
 	@$(DEBUG_ENV) qemu/initramfs.sh
 	@$(DEBUG_ENV) tests/run.sh --guest-only $(if $(T),-t $(T)) $(if $(TOPO),-T $(TOPO))
+
+bench: kernel guest
+	@P2P_SMP=1 qemu/bench.sh
 
 boot: kernel guest
 	@qemu/boot.sh $(or $(TOPO),switch) $(if $(T),--only $(T))

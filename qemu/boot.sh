@@ -35,7 +35,7 @@ done
 
 tfile=$P2P_TOP/qemu/topologies/$topo
 [ -f "$tfile" ] || die "no topology '$topo' (known: $(ls "$P2P_TOP/qemu/topologies" | xargs))"
-QEMU_CPU=qemu64 QEMU_MACHINE=q35 QEMU_APPEND="" QEMU_DRIVES="" QEMU_DEVICES=()
+QEMU_CPU=qemu64 QEMU_SMP=2 QEMU_MACHINE=q35 QEMU_APPEND="" QEMU_DRIVES="" QEMU_DEVICES=()
 # shellcheck source=topologies/switch
 . "$tfile"
 
@@ -93,7 +93,7 @@ cmdline="console=ttyS0 edd=off panic=-1 oops=panic loglevel=6 p2p.topology=$topo
 cmdline="$cmdline${QEMU_APPEND:+ $QEMU_APPEND}$append"
 
 qemu=(qemu-system-x86_64 -machine "$QEMU_MACHINE" "${accel[@]}" -cpu "$QEMU_CPU"
-	-smp 2 -m 1G -nodefaults -display none -no-reboot
+	-smp "${P2P_SMP:-$QEMU_SMP}" -m 1G -nodefaults -display none -no-reboot
 	-bios /usr/share/qemu/qboot.rom
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-serial "file:$dir/console.log" -serial "file:$dir/results.tap"

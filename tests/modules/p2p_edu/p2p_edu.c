@@ -18,6 +18,10 @@
  * every mapping passes with dma_sync_*_for_device() before the transfer and
  * dma_sync_*_for_cpu() after it, as in any driver.
  *
+ * Writing N to .../bench times N dma_map_page() + dma_unmap_page() pairs of
+ * one RAM page, for the cost of the P2PDMA checks on mappings that are not
+ * P2P.
+ *
  * QEMU's edu must be given dma_mask=0xffffffffffffffff: its default 28-bit
  * mask cannot reach a BAR.
  */
@@ -25,6 +29,8 @@
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
 #include <linux/iopoll.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/pci-p2pdma.h>
@@ -263,6 +269,54 @@ static ssize_t transfer_write(struct file *file, const char __user *ubuf,
 	return ret ? ret : count;
 }
 
+/*
+ * bench_write - time N dma_map_page() + dma_unmap_page() pairs of one RAM
+ * page: what the P2PDMA checks cost a mapping that is not P2P.
+ */
+static ssize_t bench_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	struct p2p_edu *edu = file_inode(file)->i_private;
+	struct device *dev = &edu->pdev->dev;
+	unsigned int i, n;
+	struct page *page;
+	dma_addr_t addr;
+	u64 start, ns;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &n);
+	if (ret)
+		return ret;
+	if (!n || n > 10000000)
+		return -EINVAL;
+	page = alloc_page(GFP_KERNEL);
+	if (!page)
+		return -ENOMEM;
+
+	start = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		addr = dma_map_page(dev, page, 0, PAGE_SIZE, DMA_TO_DEVICE);
+		if (dma_mapping_error(dev, addr)) {
+			ret = -EIO;
+			break;
+		}
+		dma_unmap_page(dev, addr, PAGE_SIZE, DMA_TO_DEVICE);
+	}
+	ns = ktime_get_ns() - start;
+	__free_page(page);
+	if (ret)
+		return ret;
+	pci_info(edu->pdev, "bench: %u map+unmap of a RAM page, %llu ps each\n",
+		 n, div_u64(ns * 1000, n));
+	return count;
+}
+
+static const struct file_operations bench_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= bench_write,
+};
+
 static const struct file_operations transfer_fops = {
 	.owner	= THIS_MODULE,
 	.open	= simple_open,
@@ -293,6 +347,7 @@ static int p2p_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	edu->dir = debugfs_create_dir(pci_name(pdev), p2p_edu_root);
 	debugfs_create_file("transfer", 0200, edu->dir, edu, &transfer_fops);
+	debugfs_create_file("bench", 0200, edu->dir, edu, &bench_fops);
 	pci_set_drvdata(pdev, edu);
 	return 0;
 }
