@@ -39,7 +39,7 @@ series_hash()
 # series as last applied or exported.
 check_exported()
 {
-	local head
+	local head since
 	[ -d "$P2P_TREE/.git" ] || return 0
 	if [ -n "$(tree_git status --porcelain --untracked-files=no)" ]; then
 		log "$P2P_TREE has uncommitted changes:"
@@ -49,9 +49,10 @@ check_exported()
 	head=$(tree_git rev-parse HEAD)
 	[ "$head" = "$(tree_git rev-parse -q --verify base)" ] && return 0
 	[ -f "$stamp" ] && [ "$head" = "$(sed -n 2p "$stamp")" ] && return 0
+	# List what came after the last apply or export (after base if none).
+	since=$(sed -n 2p "$stamp" 2>/dev/null)
 	log "$P2P_TREE has commits that are not in the patch files:"
-	tree_git log --oneline "$(sed -n 2p "$stamp" 2>/dev/null || echo base)..HEAD" 2>/dev/null | head -20 >&2 ||
-		tree_git log --oneline base..HEAD | head -20 >&2
+	tree_git log --oneline "${since:-base}..HEAD" | head -20 >&2
 	return 1
 }
 
