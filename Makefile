@@ -16,6 +16,11 @@
 #   make test T=copy-offload TOPO=switch run some tests only
 #   make test-debug  every guest test on a KASAN + kmemleak + DEBUG_VM
 #                  kernel (build/obj-debug); longer, not part of 'make test'
+#   make gates     the series' quality gates only (sparse and W=1 against
+#                  the base tree, checkpatch, kernel-doc, cover letter);
+#                  part of 'make test'
+#   make bisect    build every prefix of the series (incremental, about
+#                  2 minutes per patch; not part of 'make test')
 #   make bench     time RAM map+unmap with and without a P2P provider
 #                  (qemu/bench.sh; emulation figures, not part of 'make test')
 #   make clean     remove build/ (the tree, objects, images, logs)
@@ -27,7 +32,9 @@ TOPO ?=
 DEBUG_ENV := P2P_OBJ=$(CURDIR)/build/obj-debug \
 	P2P_FRAGMENTS="$(CURDIR)/qemu/config/p2pdma.config $(CURDIR)/qemu/config/debug.config"
 
-.PHONY: all demo test test-debug bench prepare apply export kernel guest boot clean
+GATES := gate-sparse-w1,gate-checkpatch,gate-kernel-doc,gate-cover-letter
+
+.PHONY: all demo test test-debug gates bisect bench prepare apply export kernel guest boot clean
 
 all: demo
 
@@ -39,6 +46,7 @@ apply: prepare
 
 export:
 	@scripts/export-series.sh
+	@scripts/cover-letter.sh
 
 kernel: apply
 	@qemu/kernel.sh
@@ -56,6 +64,12 @@ test-debug: apply
 	@$(DEBUG_ENV) qemu/kernel.sh
 	@$(DEBUG_ENV) qemu/initramfs.sh
 	@$(DEBUG_ENV) tests/run.sh --guest-only $(if $(T),-t $(T)) $(if $(TOPO),-T $(TOPO))
+
+gates: kernel
+	@tests/run.sh --host-only -t $(GATES)
+
+bisect: apply
+	@scripts/bisect-build.sh
 
 bench: kernel guest
 	@P2P_SMP=1 qemu/bench.sh

@@ -4,20 +4,32 @@
 # kernel.sh: configure and build the guest kernel out of tree, incrementally.
 #
 # The configuration is `make tinyconfig` plus the fragments in
-# $P2P_FRAGMENTS (default: qemu/config/p2pdma.config), merged with the
-# kernel's merge_config.sh. It is regenerated only when a fragment changes,
-# and every option a fragment sets must be in the final .config: Kconfig
-# drops an option whose dependencies are off without a word.
+# $P2P_FRAGMENTS (default: qemu/config/p2pdma.config and series.config),
+# merged with the kernel's merge_config.sh. It is regenerated only when a
+# fragment or the tree's Kconfig files change, and every option a fragment
+# sets must be in the final .config: Kconfig drops an option whose
+# dependencies are off without a word. The one exception: an option of
+# series.config that the tree does not define yet, because the patch that
+# adds it comes later in the series (a bisection build).
 set -euo pipefail
 P2P_STEP=kernel
 . "$(dirname "$0")/../scripts/lib.sh"
 
-P2P_FRAGMENTS=${P2P_FRAGMENTS:-$P2P_TOP/qemu/config/p2pdma.config}
+P2P_FRAGMENTS=${P2P_FRAGMENTS:-$P2P_TOP/qemu/config/p2pdma.config $P2P_TOP/qemu/config/series.config}
 JOBS=${JOBS:-$(nproc)}
 KMAKE=(make -C "$P2P_TREE" O="$P2P_OBJ" CC="ccache gcc" -j"$JOBS")
 
 "$P2P_TOP/scripts/deps.sh" build
 [ -f "$P2P_TREE/Makefile" ] || die "no kernel tree at $P2P_TREE; run 'make prepare'"
+
+# defined_in_tree LINE: whether the option LINE sets has a Kconfig entry.
+defined_in_tree()
+{
+	local sym=${1#\# }
+
+	sym=${sym%%[= ]*}
+	grep -rqsE --include='Kconfig*' "^(menu)?config ${sym#CONFIG_}\$" "$P2P_TREE"
+}
 
 # check_config: every line a fragment sets must appear verbatim in .config.
 check_config()
@@ -26,6 +38,11 @@ check_config()
 	for frag in $P2P_FRAGMENTS; do
 		while read -r line; do
 			grep -qxF "$line" "$P2P_OBJ/.config" && continue
+			if [ "$(basename "$frag")" = series.config ] &&
+			   ! defined_in_tree "$line"; then
+				log "series.config: '$line' is not in this tree yet (added by a later patch)"
+				continue
+			fi
 			log "$(basename "$frag"): '$line' did not survive olddefconfig (a dependency is off)"
 			bad=1
 		done < <(grep -E '^(CONFIG_|# CONFIG_.* is not set)' "$frag")
@@ -46,7 +63,9 @@ configure()
 	check_config || die "kernel configuration is incomplete (see above)"
 }
 
-cfg_hash=$(cat $P2P_FRAGMENTS | sha256sum | cut -d' ' -f1)
+# shellcheck disable=SC2086
+cfg_hash=$( { cat $P2P_FRAGMENTS; git -C "$P2P_TREE" rev-parse HEAD 2>/dev/null; } |
+	sha256sum | cut -d' ' -f1)
 if [ ! -f "$P2P_OBJ/.config" ] || [ "$(cat "$P2P_OBJ/.p2p-config" 2>/dev/null)" != "$cfg_hash" ]; then
 	configure
 	echo "$cfg_hash" >"$P2P_OBJ/.p2p-config"

@@ -84,6 +84,42 @@ parse_tap()
 	done
 }
 
+# parse_ktap TOPOLOGY SUITES...: record every KUnit case that the guest
+# kernel reported on its console, as parsed by the kernel's own KUnit tool
+# (tools/testing/kunit/kunit.py parse). An expected suite that did not run,
+# or ran no case, is a failure.
+parse_ktap()
+{
+	local topo=$1 dir=$rundir/$1 suite status name seen=" "
+	shift
+	python3 "$P2P_TREE/tools/testing/kunit/kunit.py" parse \
+		--json="$dir/kunit.json" "$dir/console.log" >"$dir/kunit.txt" 2>&1
+	while read -r status name; do
+		suite=${name%%.*}
+		[[ " $* " == *" $suite "* ]] || continue
+		seen="$seen$suite "
+		if [ "$status" = PASS ]; then
+			record ok "$topo/kunit/$name" "KUnit case"
+		else
+			grep -F "${name#*.}" "$dir/kunit.txt" | head -n 12 | sed "s/^/      /"
+			record fail "$topo/kunit/$name" "KUnit case: $status"
+		fi
+	done < <(python3 - "$dir/kunit.json" <<-'PY' 2>/dev/null
+		import json, sys
+		def walk(group):
+		    for case in group.get("test_cases", []):
+		        print(case["status"], group["name"] + "." + case["name"])
+		    for sub in group.get("sub_groups", []):
+		        walk(sub)
+		walk(json.load(open(sys.argv[1])))
+		PY
+	)
+	for suite in "$@"; do
+		[[ $seen == *" $suite "* ]] ||
+			record fail "$topo/kunit/$suite" "KUnit suite did not run (see $dir/kunit.txt)"
+	done
+}
+
 # Host tests: executables printing TAP, each with DESCRIPTION in a header.
 if [ "$host" = 1 ]; then
 	for t in "$P2P_TOP"/tests/host/*; do
@@ -126,6 +162,9 @@ if [ "$guest" = 1 ]; then
 		esac
 		touch "$rundir/$tp/results.tap"
 		NORESULT=$why parse_tap "$tp" "$rundir/$tp/results.tap" kernel-boot "$@"
+		suites=$(sed -n 's/^KUNIT_SUITES="\(.*\)"$/\1/p' "$P2P_TOP/qemu/topologies/$tp")
+		# shellcheck disable=SC2086
+		[ -z "$suites" ] || parse_ktap "$tp" $suites
 	done
 fi
 
