@@ -17,10 +17,10 @@
 #   make test-debug  every guest test on a KASAN + kmemleak + DEBUG_VM
 #                  kernel (build/obj-debug); longer, not part of 'make test'
 #   make gates     the series' quality gates only (sparse and W=1 against
-#                  the base tree, checkpatch, kernel-doc, cover letter);
-#                  part of 'make test'
+#                  the base tree, checkpatch, kernel-doc, cover letter,
+#                  every prefix builds); part of 'make test'
 #   make bisect    build every prefix of the series (incremental, about
-#                  2 minutes per patch; not part of 'make test')
+#                  a minute per patch; also a gate of 'make test')
 #   make bench     time RAM map+unmap with and without a P2P provider
 #                  (qemu/bench.sh; emulation figures, not part of 'make test')
 #   make clean     remove build/ (the tree, objects, images, logs)
@@ -32,7 +32,7 @@ TOPO ?=
 DEBUG_ENV := P2P_OBJ=$(CURDIR)/build/obj-debug \
 	P2P_FRAGMENTS="$(CURDIR)/qemu/config/p2pdma.config $(CURDIR)/qemu/config/debug.config"
 
-GATES := gate-sparse-w1,gate-checkpatch,gate-kernel-doc,gate-cover-letter
+GATES := gate-sparse-w1,gate-checkpatch,gate-kernel-doc,gate-cover-letter,gate-bisect
 
 .PHONY: all demo test test-debug gates bisect bench prepare apply export kernel guest boot clean
 

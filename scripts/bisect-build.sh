@@ -8,10 +8,15 @@
 # and is named. The tree is put back at its branch head and rebuilt at the
 # end, whatever happens, so the test kernel matches the series again.
 #
+# --from N starts at prefix N (the earlier ones are known to build).
+#
 # Output: one line per prefix with its build time and warning count.
 set -euo pipefail
 P2P_STEP=bisect
 . "$(dirname "$0")/lib.sh"
+
+from=1
+[ "${1:-}" != --from ] || from=${2:?--from needs a prefix number}
 
 branch=$(tree_git symbolic-ref --short HEAD 2>/dev/null) ||
 	die "$P2P_TREE is not on a branch (an interrupted bisection?); check it out first"
@@ -31,6 +36,7 @@ trap restore EXIT
 
 start=$(date +%s)
 for i in "${!commits[@]}"; do
+	[ $((i + 1)) -ge "$from" ] || continue
 	c=${commits[$i]} name=${patches[$i]:-$(tree_git log -1 --format=%s "$c")}
 	tree_git checkout -q --detach "$c"
 	t0=$(date +%s)

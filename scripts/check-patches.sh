@@ -35,7 +35,9 @@ exceptions()
 check_message()
 {
 	local patch=$1 subject body
-	subject=$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$patch" | head -n 1)
+	# the Subject header, unfolded
+	subject=$(awk '/^Subject: / { s = $0; f = 1; next } f && /^ / { s = s $0; next } f { exit }
+		END { print s }' "$patch" | sed 's/^Subject: \[PATCH[^]]*\] //')
 	[[ $subject =~ ^($PREFIXES):\  ]] || {
 		echo "subject '$subject' lacks a subsystem prefix ($PREFIXES)"
 		return 1

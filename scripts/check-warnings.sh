@@ -90,7 +90,7 @@ compare()
 	local kind=$1 file line msg new=0
 	diagnostics "$P2P_BUILD/logs/gate-base.log" "$kind" | sort >"$tmp/base.$kind"
 	diagnostics "$P2P_BUILD/logs/gate.log" "$kind" | sort >"$tmp/series.$kind"
-	awk -F'\t' 'NR == FNR { seen[$1 FS $3]++; next }
+	awk -F'\t' 'FILENAME == ARGV[1] { seen[$1 FS $3]++; next }
 		seen[$1 FS $3]-- > 0 { next }
 		{ print }' "$tmp/base.$kind" "$tmp/series.$kind" >"$tmp/new.$kind"
 	while IFS=$'\t' read -r file line msg; do

@@ -33,11 +33,14 @@ mapfile -t commits < <(tree_git rev-list --reverse base..HEAD)
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# One format-patch run, so that subjects read "[PATCH i/N]" as mailed.
+mapfile -t files < <(tree_git format-patch --numbered --no-signature \
+	--zero-commit -o "$out" base..HEAD)
+[ ${#files[@]} -eq ${#commits[@]} ] || die "format-patch wrote ${#files[@]} files for ${#commits[@]} commits"
 i=0
 for c in "${commits[@]}"; do
 	i=$((i + 1))
-	f=$(tree_git format-patch -1 --no-signature --zero-commit \
-		--start-number "$i" -o "$out" "$c")
+	f=${files[$((i - 1))]}
 	if [ "$i" -le ${#listed[@]} ]; then
 		dest=${listed[$((i - 1))]}
 	else
