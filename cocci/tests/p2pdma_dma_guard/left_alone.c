@@ -1,0 +1,17 @@
+// Tests of is_pci_p2pdma_page() that are not about a DMA mapping, and a
+// guard whose code maps nothing: all left alone.
+static void baz_submit(struct baz *z, struct scatterlist *sg, blk_opf_t opf)
+{
+	if (is_pci_p2pdma_page(sg_page(sg)))
+		opf |= REQ_NOMERGE;
+	baz_submit_bio(z, sg, opf);
+}
+
+static int baz_copy(struct baz *z, struct page *page, void *buf)
+{
+	if (!is_pci_p2pdma_page(page)) {
+		memcpy(buf, page_address(page), PAGE_SIZE);
+		return 0;
+	}
+	return -EINVAL;
+}

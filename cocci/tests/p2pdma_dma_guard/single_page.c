@@ -1,0 +1,16 @@
+// A guard around a direct dma_map_page() call in a helper of the file.
+static dma_addr_t bar_map_one(struct device *dev, struct page *page)
+{
+	return dma_map_page(dev, page, 0, PAGE_SIZE, DMA_TO_DEVICE);
+}
+
+static int bar_queue(struct bar *b, struct page *page)
+{
+	if (!is_pci_p2pdma_page(page)) {
+		b->addr = bar_map_one(b->dev, page);
+		if (dma_mapping_error(b->dev, b->addr))
+			return -ENOMEM;
+		return 0;
+	}
+	return bar_queue_sg(b, page);
+}
