@@ -74,27 +74,40 @@ while read -r kind a b c; do
 	n=$((n + 1))
 done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SPEC")
 
+# Patches listed after the driver patches (fixes to the core made later):
+# applied as they are, so that the numbering matches the whole series.
+tail=()
+for p in "${listed[@]:$nbase}"; do
+	[[ $p == drivers/* ]] && { [ ${#tail[@]} -eq 0 ] || die "series/series: $p after a later non-driver patch"; continue; }
+	git -C "$WT" am -q "$P2P_PATCHES/$p" || die "$p does not apply after the driver patches"
+	tail+=("$p")
+done
+
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 mapfile -t files < <(git -C "$WT" format-patch --numbered --no-signature \
 	--zero-commit -o "$out" base..HEAD)
-drivers=("${files[@]:$nbase}")
+drivers=("${files[@]:$nbase:$n}")
 [ ${#drivers[@]} -eq "$n" ] || die "expected $n driver patches, got ${#drivers[@]}"
 
 if [ "$mode" = --write ]; then
 	rm -f "$P2P_PATCHES"/drivers/*.patch
-	{ grep -v '^drivers/' "$P2P_SERIES"; } >"$out/series"
+	# series/series: the header and the patches before the drivers, the
+	# drivers as generated, then the patches after them
+	awk '/^drivers\// { exit } { print }' "$P2P_SERIES" >"$out/series"
 	for f in "${drivers[@]}"; do
 		cp "$f" "$P2P_PATCHES/drivers/"
 		echo "drivers/$(basename "$f")" >>"$out/series"
 		log "wrote drivers/$(basename "$f")"
 	done
+	[ ${#tail[@]} -eq 0 ] || printf '%s\n' "${tail[@]}" >>"$out/series"
 	cp "$out/series" "$P2P_SERIES"
 	exit 0
 fi
 
 rc=0 i=0
 for p in "${listed[@]:$nbase}"; do
+	[[ $p == drivers/* ]] || continue
 	f=${drivers[$i]:-}
 	i=$((i + 1))
 	if [ -z "$f" ]; then
