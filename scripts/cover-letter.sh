@@ -47,8 +47,10 @@ trap 'rm -f "$new"' EXIT
 	tree_git shortlog base..HEAD
 	tree_git diff --stat --summary base..HEAD | sed 's/^/ /' | sed 's/^  / /'
 	echo
+	# not the hash of 'base': prepare-tree.sh makes that commit on each
+	# machine, so it differs from one clone to the next
 	echo "-- "
-	echo "$(tree_git log -1 --format=%H base) (Debian linux-source-$LINUX_VERSION)"
+	echo "base: Linux $LINUX_TESTED, Debian $LINUX_PACKAGE"
 } >"$new"
 
 if [ "${1:-}" = --check ]; then
