@@ -13,6 +13,11 @@
 #   --timeout SECONDS  kill a guest that has not powered off (default 600)
 #   --trace PATTERN    QEMU trace events to trace.log (e.g. pci_nvme_map_addr)
 #
+# Host requests: the guest's third serial port (ttyS2) is a channel to the
+# host. A line "device_del ID" there is passed to QEMU's monitor, so that a
+# guest test can hot-unplug a device the way an operator would (the
+# monitor's answers go to monitor.log, the requests to host-requests.log).
+#
 # Exit status: 0 the guest powered off, 124 it was killed at the timeout,
 # other: QEMU failed. On a timeout the tail of the console is printed.
 set -euo pipefail
@@ -97,15 +102,46 @@ qemu=(qemu-system-x86_64 -machine "$QEMU_MACHINE" "${accel[@]}" -cpu "$QEMU_CPU"
 	-bios /usr/share/qemu/qboot.rom
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-serial "file:$dir/console.log" -serial "file:$dir/results.tap"
-	-monitor none
+	-serial "pipe:$dir/req" -monitor "pipe:$dir/mon"
 	"${drives[@]}" "${QEMU_DEVICES[@]}")
 [ -n "$trace" ] && qemu+=(-trace "$trace" -D "$dir/trace.log")
 printf '%q ' "${qemu[@]}" >"$dir/qemu.cmd"
 echo >>"$dir/qemu.cmd"
 
+# host_requests: pass the guest's requests on ttyS2 to the monitor. Only
+# "device_del ID" with a plain id is passed on; anything else is logged and
+# ignored, so a guest cannot drive the rest of the monitor.
+host_requests()
+{
+	local line
+	exec 3>"$dir/mon.in"
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		case $line in
+		"device_del "*[!A-Za-z0-9_-]*|"device_del ")
+			echo "$(date +%T) refused: $line" >>"$dir/host-requests.log" ;;
+		"device_del "*)
+			echo "$(date +%T) $line" >>"$dir/host-requests.log"
+			echo "$line" >&3 ;;
+		*)
+			echo "$(date +%T) ignored: $line" >>"$dir/host-requests.log" ;;
+		esac
+	done <"$dir/req.out"
+}
+
+mkfifo "$dir/req.in" "$dir/req.out" "$dir/mon.in" "$dir/mon.out"
 start=$(date +%s)
 rc=0
-timeout -k 10 "$timeout" "${qemu[@]}" >"$dir/qemu.out" 2>&1 || rc=$?
+timeout -k 10 "$timeout" "${qemu[@]}" >"$dir/qemu.out" 2>&1 &
+qpid=$!
+cat "$dir/mon.out" >"$dir/monitor.log" &
+mpid=$!
+host_requests &
+hpid=$!
+wait "$qpid" || rc=$?
+kill "$hpid" "$mpid" 2>/dev/null || true
+wait "$hpid" "$mpid" 2>/dev/null || true
+rm -f "$dir/req.in" "$dir/req.out" "$dir/mon.in" "$dir/mon.out"
 echo "$(( $(date +%s) - start ))" >"$dir/seconds"
 rm -f "$dir"/*.img
 case $rc in

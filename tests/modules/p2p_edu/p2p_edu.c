@@ -22,10 +22,22 @@
  * one RAM page, for the cost of the P2PDMA checks on mappings that are not
  * P2P.
  *
+ * Writing "PROVIDER LENGTH" to .../hold allocates LENGTH bytes of the
+ * provider's P2P memory and maps them for the edu device, and keeps both,
+ * as a driver with a transfer in flight would; "release" unmaps and frees
+ * them. Reading it tells what is held and whether the DMA layer still
+ * recognises the mapping as a P2PDMA bus address. This is how the tests
+ * remove a provider while a driver holds its memory.
+ *
+ * Writing PCI names to /sys/kernel/debug/p2p_edu/find asks the orchestrator,
+ * pci_p2pmem_find_many(), for the provider closest to all of those clients;
+ * reading it gives the answer ("none" when there is none).
+ *
  * QEMU's edu must be given dma_mask=0xffffffffffffffff: its default 28-bit
  * mask cannot reach a BAR.
  */
 #include <linux/debugfs.h>
+#include <linux/dma-map-ops.h>	/* pci_p2pdma_is_bus_addr() */
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
 #include <linux/iopoll.h>
@@ -35,6 +47,7 @@
 #include <linux/pci.h>
 #include <linux/pci-p2pdma.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #define EDU_REG_DMA_SRC		0x80
@@ -55,10 +68,20 @@ struct p2p_edu {
 	struct pci_dev *pdev;
 	void __iomem *bar;
 	struct dentry *dir;
-	struct mutex lock;	/* one transfer at a time */
+	struct mutex lock;	/* one transfer at a time; the hold */
+	struct p2p_edu_hold {
+		struct pci_dev *provider;
+		void *p2p;
+		size_t len;
+		dma_addr_t addr;
+	} hold;
 };
 
 static struct dentry *p2p_edu_root;
+
+#define FIND_MAX_CLIENTS	4
+static DEFINE_MUTEX(find_lock);
+static char find_result[32] = "none";
 
 /* edu_dma - run one DMA between the edu buffer and @addr, and wait for it. */
 static int edu_dma(struct p2p_edu *edu, dma_addr_t addr, u32 buf_off, u32 len,
@@ -311,6 +334,175 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
+/* find_clients - pci_p2pmem_find_many() for the PCI devices named in @buf. */
+static int find_clients(char *buf)
+{
+	struct device *clients[FIND_MAX_CLIENTS];
+	struct pci_dev *pdev, *found;
+	int n = 0, i, ret = 0;
+	char *name;
+
+	while ((name = strsep(&buf, " \n")) && n < FIND_MAX_CLIENTS) {
+		if (!*name)
+			continue;
+		pdev = find_provider(name);
+		if (!pdev) {
+			ret = -ENODEV;
+			goto put;
+		}
+		clients[n++] = &pdev->dev;
+	}
+	if (!n || (name && *name)) {
+		ret = -EINVAL;
+		goto put;
+	}
+	found = pci_p2pmem_find_many(clients, n);
+	strscpy(find_result, found ? pci_name(found) : "none",
+		sizeof(find_result));
+	pci_dev_put(found);
+put:
+	for (i = 0; i < n; i++)
+		pci_dev_put(to_pci_dev(clients[i]));
+	return ret;
+}
+
+static ssize_t find_write(struct file *file, const char __user *ubuf,
+			  size_t count, loff_t *ppos)
+{
+	char buf[160];
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	mutex_lock(&find_lock);
+	ret = find_clients(buf);
+	mutex_unlock(&find_lock);
+	return ret ? ret : count;
+}
+
+static ssize_t find_read(struct file *file, char __user *ubuf, size_t count,
+			 loff_t *ppos)
+{
+	char buf[40];
+	int n;
+
+	mutex_lock(&find_lock);
+	n = scnprintf(buf, sizeof(buf), "%s\n", find_result);
+	mutex_unlock(&find_lock);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, n);
+}
+
+static const struct file_operations find_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= find_read,
+	.write	= find_write,
+};
+
+/* hold_release - unmap and free what hold_write() took; edu->lock held. */
+static void hold_release(struct p2p_edu *edu)
+{
+	struct p2p_edu_hold *h = &edu->hold;
+
+	if (!h->provider)
+		return;
+	dma_unmap_page(&edu->pdev->dev, h->addr, h->len, DMA_BIDIRECTIONAL);
+	pci_free_p2pmem(h->provider, h->p2p, h->len);
+	pci_info(edu->pdev, "hold: released %zu bytes of P2P memory of %s\n",
+		 h->len, pci_name(h->provider));
+	pci_dev_put(h->provider);
+	memset(h, 0, sizeof(*h));
+}
+
+/* hold_take - allocate and map @len bytes of @provider; edu->lock held. */
+static int hold_take(struct p2p_edu *edu, struct pci_dev *provider,
+		     size_t len)
+{
+	struct device *dev = &edu->pdev->dev;
+	struct p2p_edu_hold *h = &edu->hold;
+
+	if (h->provider)
+		return -EBUSY;
+	h->p2p = pci_alloc_p2pmem(provider, len);
+	if (!h->p2p)
+		return -ENOMEM;
+	h->addr = dma_map_page(dev, virt_to_page(h->p2p), offset_in_page(h->p2p),
+			       len, DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(dev, h->addr)) {
+		pci_free_p2pmem(provider, h->p2p, len);
+		return -EIO;
+	}
+	h->provider = pci_dev_get(provider);
+	h->len = len;
+	pci_info(edu->pdev, "hold: %zu bytes of P2P memory of %s mapped at %pad\n",
+		 len, pci_name(provider), &h->addr);
+	return 0;
+}
+
+static ssize_t hold_write(struct file *file, const char __user *ubuf,
+			  size_t count, loff_t *ppos)
+{
+	struct p2p_edu *edu = file_inode(file)->i_private;
+	struct pci_dev *provider;
+	char buf[64], name[32];
+	size_t len;
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sysfs_streq(buf, "release")) {
+		mutex_lock(&edu->lock);
+		hold_release(edu);
+		mutex_unlock(&edu->lock);
+		return count;
+	}
+	if (sscanf(buf, "%31s %zu", name, &len) != 2 || !len ||
+	    len > SZ_1M)
+		return -EINVAL;
+	provider = find_provider(name);
+	if (!provider)
+		return -ENODEV;
+	mutex_lock(&edu->lock);
+	ret = hold_take(edu, provider, len);
+	mutex_unlock(&edu->lock);
+	pci_dev_put(provider);
+	return ret ? ret : count;
+}
+
+static ssize_t hold_read(struct file *file, char __user *ubuf, size_t count,
+			 loff_t *ppos)
+{
+	struct p2p_edu *edu = file_inode(file)->i_private;
+	struct p2p_edu_hold *h = &edu->hold;
+	char buf[160];
+	int n;
+
+	mutex_lock(&edu->lock);
+	if (h->provider)
+		n = scnprintf(buf, sizeof(buf),
+			      "provider=%s len=%zu dma=%pad bus_addr=%s\n",
+			      pci_name(h->provider), h->len, &h->addr,
+			      pci_p2pdma_is_bus_addr(&edu->pdev->dev, h->addr,
+						     h->len) ? "yes" : "no");
+	else
+		n = scnprintf(buf, sizeof(buf), "none\n");
+	mutex_unlock(&edu->lock);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, n);
+}
+
+static const struct file_operations hold_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= hold_read,
+	.write	= hold_write,
+};
+
 static const struct file_operations bench_fops = {
 	.owner	= THIS_MODULE,
 	.open	= simple_open,
@@ -348,6 +540,7 @@ static int p2p_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	edu->dir = debugfs_create_dir(pci_name(pdev), p2p_edu_root);
 	debugfs_create_file("transfer", 0200, edu->dir, edu, &transfer_fops);
 	debugfs_create_file("bench", 0200, edu->dir, edu, &bench_fops);
+	debugfs_create_file("hold", 0600, edu->dir, edu, &hold_fops);
 	pci_set_drvdata(pdev, edu);
 	return 0;
 }
@@ -357,6 +550,9 @@ static void p2p_edu_remove(struct pci_dev *pdev)
 	struct p2p_edu *edu = pci_get_drvdata(pdev);
 
 	debugfs_remove_recursive(edu->dir);
+	mutex_lock(&edu->lock);
+	hold_release(edu);
+	mutex_unlock(&edu->lock);
 }
 
 static const struct pci_device_id p2p_edu_ids[] = {
@@ -377,6 +573,7 @@ static int __init p2p_edu_init(void)
 	int ret;
 
 	p2p_edu_root = debugfs_create_dir("p2p_edu", NULL);
+	debugfs_create_file("find", 0600, p2p_edu_root, NULL, &find_fops);
 	ret = pci_register_driver(&p2p_edu_driver);
 	if (ret)
 		debugfs_remove_recursive(p2p_edu_root);
