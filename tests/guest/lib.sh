@@ -21,13 +21,17 @@ qemu_nvme_devs()
 	done
 }
 
-# nvme_ns PCI_NAME: the block device of the controller's first namespace.
+# nvme_ns PCI_NAME [NSID]: the block device of the controller's namespace
+# NSID (default 1). Found by NSID: the kernel numbers a controller's disks
+# in the order its scan finishes, so nvme0n1 need not be namespace 1.
 nvme_ns()
 {
 	local ns
-	ns=$(ls -d /sys/bus/pci/devices/"$1"/nvme/nvme*/nvme*n1 2>/dev/null | head -n 1)
-	[ -n "$ns" ] || fail "no namespace under $1"
-	echo "/dev/$(basename "$ns")"
+	for ns in /sys/bus/pci/devices/"$1"/nvme/nvme*/nvme*n*; do
+		[ "$(cat "$ns/nsid" 2>/dev/null)" = "${2:-1}" ] &&
+			{ echo "/dev/$(basename "$ns")"; return; }
+	done
+	fail "no namespace ${2:-1} under $1"
 }
 
 # bar_size PCI_NAME BAR: the size of a BAR, from sysfs' resource table.
