@@ -463,7 +463,7 @@ static ssize_t hold_write(struct file *file, const char __user *ubuf,
 		return count;
 	}
 	if (sscanf(buf, "%31s %zu", name, &len) != 2 || !len ||
-	    len > SZ_1M)
+	    len > SZ_256M)
 		return -EINVAL;
 	provider = find_provider(name);
 	if (!provider)
