@@ -11,7 +11,8 @@
 #   --append ARGS      extra kernel command line
 #   --only A,B         run only these guest tests
 #   --timeout SECONDS  kill a guest that has not powered off (default 600)
-#   --trace PATTERN    QEMU trace events to trace.log (e.g. pci_nvme_map_addr)
+#   --trace PATTERNS   QEMU trace events to trace.log, comma-separated
+#                      (e.g. pci_nvme_map_addr*,pci_nvme_read)
 #
 # Host requests: the guest's third serial port (ttyS2) is a channel to the
 # host. A line "device_del ID" there is passed to QEMU's monitor, so that a
@@ -104,7 +105,10 @@ qemu=(qemu-system-x86_64 -machine "$QEMU_MACHINE" "${accel[@]}" -cpu "$QEMU_CPU"
 	-serial "file:$dir/console.log" -serial "file:$dir/results.tap"
 	-serial "pipe:$dir/req" -monitor "pipe:$dir/mon"
 	"${drives[@]}" "${QEMU_DEVICES[@]}")
-[ -n "$trace" ] && qemu+=(-trace "$trace" -D "$dir/trace.log")
+if [ -n "$trace" ]; then
+	for t in ${trace//,/ }; do qemu+=(-trace "$t"); done
+	qemu+=(-D "$dir/trace.log")
+fi
 printf '%q ' "${qemu[@]}" >"$dir/qemu.cmd"
 echo >>"$dir/qemu.cmd"
 
