@@ -21,7 +21,7 @@
 #                  every prefix builds); part of 'make test'
 #   make bisect    build every prefix of the series (incremental, about
 #                  a minute per patch; also a gate of 'make test')
-#   make bench     time RAM map+unmap with and without a P2P provider
+#   make bench     time map+unmap of RAM and P2P pages, single and in lists
 #                  (qemu/bench.sh; emulation figures, not part of 'make test')
 #   make clean     remove build/ (the tree, objects, images, logs)
 

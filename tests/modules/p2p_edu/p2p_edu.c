@@ -18,9 +18,8 @@
  * every mapping passes with dma_sync_*_for_device() before the transfer and
  * dma_sync_*_for_cpu() after it, as in any driver.
  *
- * Writing N to .../bench times N dma_map_page() + dma_unmap_page() pairs of
- * one RAM page, for the cost of the P2PDMA checks on mappings that are not
- * P2P.
+ * Writing to .../bench times map+unmap pairs of RAM or P2P pages, single
+ * (dma_map_page()) or in a list (dma_map_sgtable()); see bench_write().
  *
  * Writing "PROVIDER LENGTH" to .../hold allocates LENGTH bytes of the
  * provider's P2P memory and maps them for the edu device, and keeps both,
@@ -63,6 +62,7 @@
  */
 #define EDU_MAX_TRANSFER	(4096 - 2)
 #define EDU_DMA_TIMEOUT_US	(5 * USEC_PER_SEC)
+#define BENCH_MAX_ENTS		32
 
 struct p2p_edu {
 	struct pci_dev *pdev;
@@ -293,44 +293,185 @@ static ssize_t transfer_write(struct file *file, const char __user *ubuf,
 }
 
 /*
- * bench_write - time N dma_map_page() + dma_unmap_page() pairs of one RAM
- * page: what the P2PDMA checks cost a mapping that is not P2P.
+ * Benchmark buffers: @nents pages of RAM (each allocated on its own, as a
+ * driver's pages would be) or of one provider's P2P memory.
+ */
+struct bench_buf {
+	struct pci_dev *provider;	/* NULL: RAM */
+	struct page *pages[BENCH_MAX_ENTS];
+	void *p2p;
+	unsigned int nents;
+};
+
+static void bench_buf_free(struct bench_buf *b)
+{
+	unsigned int i;
+
+	if (b->provider) {
+		if (b->p2p)
+			pci_free_p2pmem(b->provider, b->p2p, b->nents * PAGE_SIZE);
+		return;
+	}
+	for (i = 0; i < b->nents; i++)
+		if (b->pages[i])
+			__free_page(b->pages[i]);
+}
+
+static int bench_buf_alloc(struct bench_buf *b)
+{
+	unsigned int i;
+
+	if (b->provider) {
+		b->p2p = pci_alloc_p2pmem(b->provider, b->nents * PAGE_SIZE);
+		if (!b->p2p)
+			return -ENOMEM;
+		for (i = 0; i < b->nents; i++)
+			b->pages[i] = virt_to_page(b->p2p + i * PAGE_SIZE);
+		return 0;
+	}
+	for (i = 0; i < b->nents; i++) {
+		b->pages[i] = alloc_page(GFP_KERNEL);
+		if (!b->pages[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* bench_page - @n dma_map_page() + dma_unmap_page() pairs of one page. */
+static int bench_page(struct device *dev, struct bench_buf *b, unsigned int n)
+{
+	dma_addr_t addr;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		addr = dma_map_page(dev, b->pages[0], 0, PAGE_SIZE, DMA_TO_DEVICE);
+		if (dma_mapping_error(dev, addr))
+			return -EIO;
+		dma_unmap_page(dev, addr, PAGE_SIZE, DMA_TO_DEVICE);
+	}
+	return 0;
+}
+
+/* bench_sg - @n dma_map_sgtable() + dma_unmap_sgtable() of all the pages. */
+static int bench_sg(struct device *dev, struct bench_buf *b, unsigned int n)
+{
+	struct sg_table sgt;
+	unsigned int i;
+	int ret;
+
+	ret = sg_alloc_table_from_pages_segment(&sgt, b->pages, b->nents, 0,
+						b->nents * PAGE_SIZE, PAGE_SIZE,
+						GFP_KERNEL);
+	if (ret)
+		return ret;
+	for (i = 0; i < n && !ret; i++) {
+		ret = dma_map_sgtable(dev, &sgt, DMA_TO_DEVICE, 0);
+		if (!ret)
+			dma_unmap_sgtable(dev, &sgt, DMA_TO_DEVICE, 0);
+	}
+	sg_free_table(&sgt);
+	return ret;
+}
+
+/*
+ * bench_parts - @n calls of each half of the P2PDMA work of a single-page
+ * mapping: the decision (pci_p2pdma_state(), as dma_map_page() makes it)
+ * and the unmap's bus-address lookup (pci_p2pdma_is_bus_addr()).
+ */
+static int bench_parts(struct p2p_edu *edu, struct bench_buf *b, unsigned int n)
+{
+	struct device *dev = &edu->pdev->dev;
+	struct pci_p2pdma_map_state state;
+	u64 start, state_ns, lookup_ns;
+	dma_addr_t addr;
+	unsigned int i;
+
+	if (!b->provider)
+		return -EINVAL;
+	addr = dma_map_page(dev, b->pages[0], 0, PAGE_SIZE, DMA_TO_DEVICE);
+	if (dma_mapping_error(dev, addr))
+		return -EIO;
+	start = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		memset(&state, 0, sizeof(state));
+		pci_p2pdma_state(&state, dev, b->pages[0]);
+	}
+	state_ns = ktime_get_ns() - start;
+	start = ktime_get_ns();
+	for (i = 0; i < n; i++)
+		pci_p2pdma_is_bus_addr(dev, addr, PAGE_SIZE);
+	lookup_ns = ktime_get_ns() - start;
+	dma_unmap_page(dev, addr, PAGE_SIZE, DMA_TO_DEVICE);
+	pci_info(edu->pdev, "bench parts: pci_p2pdma_state %llu ps, pci_p2pdma_is_bus_addr %llu ps\n",
+		 div_u64(state_ns * 1000, n), div_u64(lookup_ns * 1000, n));
+	return 0;
+}
+
+/*
+ * bench_write - time N map+unmap pairs, for what mapping P2P pages costs
+ * against RAM pages and what the P2PDMA checks cost RAM:
+ *
+ *   "N"                        one RAM page, dma_map_page()
+ *   "ram|PROVIDER page N"      one page, dma_map_page()
+ *   "ram|PROVIDER sgE N"       E pages (1 to 32) in a list, dma_map_sgtable()
+ *   "PROVIDER parts N"         the decision and the unmap lookup on their own
+ *
+ * The pages of a list are one entry each (max_segment PAGE_SIZE), so that
+ * RAM and P2P lists have the same E entries whatever their addresses.
  */
 static ssize_t bench_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
 	struct p2p_edu *edu = file_inode(file)->i_private;
 	struct device *dev = &edu->pdev->dev;
-	unsigned int i, n;
-	struct page *page;
-	dma_addr_t addr;
+	struct bench_buf b = { .nents = 1 };
+	char buf[64], src[32], mode[8];
+	unsigned int n;
+	bool sg = false;
 	u64 start, ns;
 	int ret;
 
-	ret = kstrtouint_from_user(ubuf, count, 0, &n);
-	if (ret)
-		return ret;
-	if (!n || n > 10000000)
+	if (count >= sizeof(buf))
 		return -EINVAL;
-	page = alloc_page(GFP_KERNEL);
-	if (!page)
-		return -ENOMEM;
-
-	start = ktime_get_ns();
-	for (i = 0; i < n; i++) {
-		addr = dma_map_page(dev, page, 0, PAGE_SIZE, DMA_TO_DEVICE);
-		if (dma_mapping_error(dev, addr)) {
-			ret = -EIO;
-			break;
-		}
-		dma_unmap_page(dev, addr, PAGE_SIZE, DMA_TO_DEVICE);
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "%31s %7s %u", src, mode, &n) != 3) {
+		if (kstrtouint(strim(buf), 0, &n))
+			return -EINVAL;
+		strscpy(src, "ram", sizeof(src));
+		strscpy(mode, "page", sizeof(mode));
 	}
-	ns = ktime_get_ns() - start;
-	__free_page(page);
+	if (!strncmp(mode, "sg", 2)) {
+		sg = true;
+		if (kstrtouint(mode + 2, 10, &b.nents))
+			return -EINVAL;
+	} else if (strcmp(mode, "page") && strcmp(mode, "parts")) {
+		return -EINVAL;
+	}
+	if (!n || n > 10000000 || !b.nents || b.nents > BENCH_MAX_ENTS)
+		return -EINVAL;
+	if (strcmp(src, "ram")) {
+		b.provider = find_provider(src);
+		if (!b.provider)
+			return -ENODEV;
+	}
+
+	ret = bench_buf_alloc(&b);
+	if (!ret) {
+		start = ktime_get_ns();
+		if (!strcmp(mode, "parts"))
+			ret = bench_parts(edu, &b, n);
+		else
+			ret = sg ? bench_sg(dev, &b, n) : bench_page(dev, &b, n);
+		ns = ktime_get_ns() - start;
+	}
+	bench_buf_free(&b);
+	pci_dev_put(b.provider);
 	if (ret)
 		return ret;
-	pci_info(edu->pdev, "bench: %u map+unmap of a RAM page, %llu ps each\n",
-		 n, div_u64(ns * 1000, n));
+	pci_info(edu->pdev, "bench: %s %s: %u map+unmap, %llu ps each\n",
+		 src, mode, n, div_u64(ns * 1000, n));
 	return count;
 }
 
