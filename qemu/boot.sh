@@ -106,7 +106,8 @@ qemu=(qemu-system-x86_64 -machine "$QEMU_MACHINE" "${accel[@]}" -cpu "$QEMU_CPU"
 	-serial "pipe:$dir/req" -monitor "pipe:$dir/mon"
 	"${drives[@]}" "${QEMU_DEVICES[@]}")
 if [ -n "$trace" ]; then
-	for t in ${trace//,/ }; do qemu+=(-trace "$t"); done
+	IFS=, read -ra events <<<"$trace"
+	for t in "${events[@]}"; do qemu+=(-trace "$t"); done
 	qemu+=(-D "$dir/trace.log")
 fi
 printf '%q ' "${qemu[@]}" >"$dir/qemu.cmd"
