@@ -30,7 +30,7 @@ T ?=
 TOPO ?=
 
 DEBUG_ENV := P2P_OBJ=$(CURDIR)/build/obj-debug \
-	P2P_FRAGMENTS="$(CURDIR)/qemu/config/p2pdma.config $(CURDIR)/qemu/config/debug.config"
+	P2P_FRAGMENTS="$(CURDIR)/qemu/config/p2pdma.config $(CURDIR)/qemu/config/series.config $(CURDIR)/qemu/config/debug.config"
 
 GATES := gate-sparse-w1,gate-checkpatch,gate-kernel-doc,gate-cover-letter,gate-bisect
 
