@@ -34,6 +34,18 @@ nvme_ns()
 	fail "no namespace ${2:-1} under $1"
 }
 
+# nvme_pci_of SERIAL: the PCI name of the NVMe controller with this serial
+# (topologies give each controller serial p2p-nvmeN for its QEMU id ctrlN).
+nvme_pci_of()
+{
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(tr -d ' ' <"$c/serial")" = "$1" ] &&
+			{ basename "$(readlink -f "$c/device")"; return; }
+	done
+	fail "no NVMe controller with serial $1"
+}
+
 # bar_size PCI_NAME BAR: the size of a BAR, from sysfs' resource table.
 bar_size()
 {
