@@ -260,6 +260,18 @@ static struct pci_dev *find_provider(const char *name)
 	return pci_get_domain_bus_and_slot(domain, bus, PCI_DEVFN(slot, fn));
 }
 
+/* user_cmd - the command written to a debugfs file, NUL-terminated. */
+static int user_cmd(char *buf, size_t size, const char __user *ubuf,
+		    size_t count)
+{
+	if (count >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	return 0;
+}
+
 static ssize_t transfer_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
@@ -269,11 +281,9 @@ static ssize_t transfer_write(struct file *file, const char __user *ubuf,
 	size_t len;
 	int ret;
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
+	ret = user_cmd(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
 	if (sscanf(buf, "%7s %31s %zu", mode, name, &len) != 3 ||
 	    (strcmp(mode, "page") && strcmp(mode, "sg")) ||
 	    !len || len > EDU_MAX_TRANSFER || len % 2)
@@ -431,11 +441,9 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	u64 start, ns;
 	int ret;
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
+	ret = user_cmd(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
 	if (sscanf(buf, "%31s %7s %u", src, mode, &n) != 3) {
 		if (kstrtouint(strim(buf), 0, &n))
 			return -EINVAL;
@@ -513,11 +521,9 @@ static ssize_t find_write(struct file *file, const char __user *ubuf,
 	char buf[160];
 	int ret;
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
+	ret = user_cmd(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
 	mutex_lock(&find_lock);
 	ret = find_clients(buf);
 	mutex_unlock(&find_lock);
@@ -592,11 +598,9 @@ static ssize_t hold_write(struct file *file, const char __user *ubuf,
 	size_t len;
 	int ret;
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
+	ret = user_cmd(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
 	if (sysfs_streq(buf, "release")) {
 		mutex_lock(&edu->lock);
 		hold_release(edu);
