@@ -21,8 +21,10 @@
 #                  every prefix builds); part of 'make test'
 #   make bisect    build every prefix of the series (incremental, about
 #                  a minute per patch; also a gate of 'make test')
-#   make bench     time map+unmap of RAM and P2P pages, single and in lists
-#                  (qemu/bench.sh; emulation figures, not part of 'make test')
+#   make bench     the benchmarks: map+unmap cost of P2P and RAM pages, the
+#                  series against the base tree, 4 KiB reads and copies into
+#                  P2P memory (qemu/bench.sh, two kernels of their own;
+#                  emulation figures, not part of 'make test')
 #   make clean     remove build/ (the tree, objects, images, logs)
 
 SHELL := /bin/bash
@@ -71,7 +73,7 @@ gates: kernel
 bisect: apply
 	@scripts/bisect-build.sh
 
-bench: kernel guest
+bench: apply
 	@P2P_SMP=1 qemu/bench.sh
 
 boot: kernel guest

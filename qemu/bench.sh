@@ -1,51 +1,149 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench.sh [BOOTS] [TOPOLOGY...]: time DMA map+unmap pairs on the edu
-# device (tests/guest/bench) in each topology, BOOTS boots each (default 3),
-# interleaved, with the DMA API debugger off: RAM pages and, where a
-# provider registers, P2P pages, single (dma_map_page) and in lists of 1, 8
-# and 32 (dma_map_sgtable). Prints the median per topology and mode in ns
-# per pair with the P2P/RAM ratio, and keeps every run in build/logs/bench/.
+# bench.sh [BOOTS]: the benchmarks of Documentation/p2pdma-benchmarks.rst.
 #
-# The figures are TCG emulation figures on a kernel with lockdep: only
-# ratios measured in one run mean anything.
+# Builds two benchmark kernels, the series (build/obj-bench) and the base
+# tree without it (build/obj-bench-base), both with the test configuration
+# minus lockdep and the DMA API debugger (qemu/config/bench.config), then
+# boots BOOTS rounds (default 3) of, in turn:
+#
+#   series noprovider  bench     RAM map+unmap, no provider registered
+#   base   noprovider  bench     the same without the series
+#   series switch      bench     RAM and P2P bus-address map+unmap (dma-direct)
+#   series iommu-amd   bench     RAM and P2P map+unmap through intel-iommu
+#   series switch      bench-io  4 KiB O_DIRECT reads and a 64 MiB copy,
+#   base   switch      bench-io  into the CMB and into RAM
+#
+# and once qemu/bypass.sh (payload bytes through guest RAM). Prints the
+# tables, each figure the median over the rounds (and over the runs within
+# a boot), ratios from the same rounds; keeps every run in build/logs/bench/
+# and the tables in build/logs/bench/tables.txt.
+#
+# All figures are from QEMU under TCG: emulation figures, of which only the
+# ratios measured side by side mean anything.
 set -euo pipefail
 P2P_STEP=bench
 . "$(dirname "$0")/../scripts/lib.sh"
 
 boots=${1:-3}
-shift || true
-topos=${*:-noprovider switch}
 out=$P2P_LOGS/bench
-mkdir -p "$out"
+data=$out/data
+cfg=$P2P_TOP/qemu/config
+frags="$cfg/p2pdma.config $cfg/series.config $cfg/bench.config"
+declare -A OBJ=([series]=$P2P_BUILD/obj-bench [base]=$P2P_BUILD/obj-bench-base)
+
+# build KERNEL TREE: the benchmark kernel and guest image of TREE.
+build()
+{
+	log "$1 kernel: $2"
+	P2P_TREE=$2 P2P_OBJ=${OBJ[$1]} P2P_FRAGMENTS=$frags "$P2P_TOP/qemu/kernel.sh"
+	P2P_TREE=$2 P2P_OBJ=${OBJ[$1]} P2P_FRAGMENTS=$frags "$P2P_TOP/qemu/initramfs.sh"
+}
+
+# run KERNEL TOPOLOGY PROGRAM: boot, run /tests/PROGRAM, and append each
+# numeric "key=value" it printed to $data/KERNEL-TOPOLOGY.key.
+run()
+{
+	local dir=$out/run-$1-$2-$3 line
+
+	# kunit.enable=0: the KUnit suites register fake providers
+	P2P_OBJ=${OBJ[$1]} "$P2P_TOP/qemu/boot.sh" "$2" --dir "$dir" --timeout 900 \
+		--append "p2p.run=$3 kunit.enable=0" >/dev/null ||
+		die "$1 kernel, $2, $3: the guest did not finish; see $dir/console.log"
+	grep -q '^error=' "$dir/results.tap" &&
+		die "$1 kernel, $2, $3: $(grep -m1 '^error=' "$dir/results.tap")"
+	while IFS='=' read -r k v; do
+		echo "$v" >>"$data/$1-$2.$k"
+	done < <(tr -d '\r' <"$dir/results.tap" | grep -E '^[a-z0-9_]+=[0-9]+$')
+}
 
 median()
 {
 	sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-keys="ram_page p2p_page ram_sg1 p2p_sg1 ram_sg8 p2p_sg8 ram_sg32 p2p_sg32"
-for t in $topos; do rm -f "$out/$t".*.ps; done
-for ((b = 1; b <= boots; b++)); do
-	for t in $topos; do
-		# kunit.enable=0: the KUnit suites register fake providers
-		"$P2P_TOP/qemu/boot.sh" "$t" --dir "$out/run-$t" --timeout 900 \
-			--append "p2p.run=bench dma_debug=off kunit.enable=0" >/dev/null
-		for k in $keys; do
-			tr -d '\r' <"$out/run-$t/results.tap" | sed -n "s/^bench_ps_$k=//p" >>"$out/$t.$k.ps"
+# fig RUN KEY [DIV]: median of a figure, divided by DIV (default 1), or "-".
+fig()
+{
+	[ -s "$data/$1.$2" ] || { echo -; return; }
+	median <"$data/$1.$2" | awk -v d="${3:-1}" '{ printf "%.0f", $1 / d }'
+}
+
+ratio()
+{
+	case "$1$2" in *-*) echo - ;; *) awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3fx", a / b }' ;; esac
+}
+
+row()
+{
+	printf '%-34s %12s %12s %9s\n' "$@"
+}
+
+tables()
+{
+	local m r p
+
+	echo "DMA map+unmap of P2P pages against RAM pages, ns per pair (series kernel)"
+	row "path, mode" "RAM" "P2P" "P2P/RAM"
+	for t in switch iommu-amd; do
+		for m in page sg1 sg8 sg32; do
+			r=$(fig "series-$t" "bench_ps_ram_$m" 1000)
+			p=$(fig "series-$t" "bench_ps_p2p_$m" 1000)
+			row "$( [ $t = switch ] && echo "dma-direct, bus address" || echo "intel-iommu, host bridge"), $m" \
+				"$r" "$p" "$(ratio "$p" "$r")"
 		done
-		log "boot $b/$boots, $t: RAM page $(median <"$out/$t.ram_page.ps" | awk '{printf "%.0f", $1 / 1000}') ns median so far"
 	done
-done
-ns() { [ -s "$1" ] && median <"$1" | awk '{printf "%.0f", $1 / 1000}'; }
-printf '\n%-12s %-6s %10s %10s %8s\n' topology mode "RAM ns" "P2P ns" P2P/RAM
-for t in $topos; do
-	[ -s "$out/$t.ram_page.ps" ] || die "no figure from topology $t; see $out/run-$t/console.log"
+	echo
+	echo "DMA map+unmap of RAM pages, no provider registered, ns per pair"
+	row "mode" "base tree" "series" "series/base"
 	for m in page sg1 sg8 sg32; do
-		r=$(ns "$out/$t.ram_$m.ps") p=$(ns "$out/$t.p2p_$m.ps")
-		printf '%-12s %-6s %10s %10s %8s\n' "$t" "$m" "$r" "${p:--}" \
-			"$( [ -n "$p" ] && awk -v p="$p" -v r="$r" 'BEGIN {printf "%.2fx", p / r}' || echo -)"
+		r=$(fig base-noprovider "bench_ps_ram_$m" 1000)
+		p=$(fig series-noprovider "bench_ps_ram_$m" 1000)
+		row "$m" "$r" "$p" "$(ratio "$p" "$r")"
 	done
+	echo
+	echo "4 KiB O_DIRECT reads, NVMe -> buffer ('switch'); base: scatterlist path, series: single segment"
+	row "buffer, figure" "base tree" "series" "series/base"
+	for b in p2p ram; do
+		for k in lat_median_ns iops cpu_ns_per_read; do
+			r=$(fig base-switch "read_${b}_$k")
+			p=$(fig series-switch "read_${b}_$k")
+			row "$( [ $b = p2p ] && echo CMB || echo RAM), $k" "$r" "$p" "$(ratio "$p" "$r")"
+		done
+	done
+	echo
+	echo "64 MiB NVMe -> NVMe copy ('switch'), verified"
+	row "kernel, figure" "RAM buffer" "CMB buffer" "CMB/RAM"
+	for k in series base; do
+		for f in copy_ms copy_cpu_ms; do
+			r=$(fig "$k-switch" "copy_ram_$f")
+			p=$(fig "$k-switch" "copy_p2p_$f")
+			row "$k, $f" "$r" "$p" "$(ratio "$p" "$r")"
+		done
+	done
+	echo
+	echo "Payload of the copy through guest RAM and through the CMB (qemu/bypass.sh, series kernel)"
+	sed 's/^/  /' "$out/bypass.txt"
+	echo
+	echo "(medians over $boots round(s); TCG emulation figures: only the ratios mean anything)"
+}
+
+build series "$P2P_TREE"
+base_worktree
+build base "$P2P_BASE_TREE"
+
+rm -rf "$data"
+mkdir -p "$data"
+for ((b = 1; b <= boots; b++)); do
+	for r in "series noprovider bench" "base noprovider bench" "series switch bench" \
+		 "series iommu-amd bench" "series switch bench-io" "base switch bench-io"; do
+		# shellcheck disable=SC2086
+		run $r
+	done
+	log "round $b/$boots: RAM page $(fig series-noprovider bench_ps_ram_page 1000) ns with the series, $(fig base-noprovider bench_ps_ram_page 1000) ns without"
 done
-echo "(median ns per map+unmap over $boots boot(s) of each topology, interleaved; runs in $out)"
+log "payload bytes through RAM: qemu/bypass.sh"
+P2P_OBJ=${OBJ[series]} P2P_BYPASS_DIR=$out/bypass "$P2P_TOP/qemu/bypass.sh" >"$out/bypass.txt" ||
+	die "qemu/bypass.sh failed: $(tail -n 3 "$out/bypass.txt")"
+tables | tee "$out/tables.txt"

@@ -26,7 +26,8 @@ HOST_BINS="/bin/busybox /usr/sbin/nvme /usr/bin/rdma"
 # Project programs, built static so that they need no library in the guest.
 for src in "$P2P_TOP"/tests/prog/*.c; do
 	bin=$work/bin/$(basename "$src" .c)
-	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] ||
+	   [ -n "$(find "$P2P_TOP/tests/prog" -name '*.h' -newer "$bin")" ]; then
 		gcc -O2 -Wall -Wextra -Werror -static -o "$bin" "$src" ||
 			die "cannot build $src"
 	fi
@@ -95,7 +96,7 @@ gen_list()
 	done
 	entry /tests/run-guest "$P2P_TOP/tests/guest/run-guest" 755
 	entry /tests/lib.sh "$P2P_TOP/tests/guest/lib.sh" 644
-	for f in "$P2P_TOP"/tests/guest/cases/* "$P2P_TOP"/tests/guest/demo "$P2P_TOP"/tests/guest/bench "$P2P_TOP"/tests/guest/bypass; do
+	for f in "$P2P_TOP"/tests/guest/cases/* "$P2P_TOP"/tests/guest/demo "$P2P_TOP"/tests/guest/bench "$P2P_TOP"/tests/guest/bench-io "$P2P_TOP"/tests/guest/bypass; do
 		[ -f "$f" ] || continue
 		case "$f" in */cases/*) g=/tests/cases/${f##*/} ;; *) g=/tests/${f##*/} ;; esac
 		entry "$g" "$f" 755

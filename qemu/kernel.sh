@@ -25,10 +25,35 @@ KMAKE=(make -C "$P2P_TREE" O="$P2P_OBJ" CC="ccache gcc" -j"$JOBS")
 # defined_in_tree LINE: whether the option LINE sets has a Kconfig entry.
 defined_in_tree()
 {
+	local sym
+
+	sym=$(sym_of "$1")
+	grep -rqsE --include='Kconfig*' "^(menu)?config ${sym#CONFIG_}\$" "$P2P_TREE"
+}
+
+# sym_of LINE: the option a fragment line sets ("CONFIG_FOO=y" or
+# "# CONFIG_FOO is not set" -> CONFIG_FOO).
+sym_of()
+{
 	local sym=${1#\# }
 
-	sym=${sym%%[= ]*}
-	grep -rqsE --include='Kconfig*' "^(menu)?config ${sym#CONFIG_}\$" "$P2P_TREE"
+	echo "${sym%%[= ]*}"
+}
+
+# set_later FRAG SYM: whether a fragment merged after FRAG sets SYM too (as
+# bench.config turns off the checkers p2pdma.config turns on); the last one
+# merged wins, as in merge_config.sh.
+set_later()
+{
+	local f after=0
+
+	for f in $P2P_FRAGMENTS; do
+		if [ "$after" = 1 ] && grep -qE "^(# )?$2[= ]" "$f"; then
+			return 0
+		fi
+		[ "$f" = "$1" ] && after=1
+	done
+	return 1
 }
 
 # check_config: every line a fragment sets must appear verbatim in .config.
@@ -38,6 +63,7 @@ check_config()
 	for frag in $P2P_FRAGMENTS; do
 		while read -r line; do
 			grep -qxF "$line" "$P2P_OBJ/.config" && continue
+			set_later "$frag" "$(sym_of "$line")" && continue
 			if [ "$(basename "$frag")" = series.config ] &&
 			   ! defined_in_tree "$line"; then
 				log "series.config: '$line' is not in this tree yet (added by a later patch)"

@@ -18,7 +18,7 @@ set -euo pipefail
 P2P_STEP=gates
 . "$(dirname "$0")/lib.sh"
 
-BASE_TREE=$P2P_BUILD/linux-base
+BASE_TREE=$P2P_BASE_TREE
 JOBS=${JOBS:-$(nproc)}
 
 "$P2P_TOP/scripts/deps.sh" build check
@@ -33,16 +33,6 @@ touched_objects()
 		[ -f "$P2P_OBJ/${f%.c}.o" ] && echo "${f%.c}.o"
 	done
 	return 0
-}
-
-# base_tree: the worktree of 'base', created or moved there.
-base_tree()
-{
-	if [ ! -d "$BASE_TREE" ]; then
-		log "checking out tag 'base' into $BASE_TREE (once)"
-		tree_git worktree add -q --detach "$BASE_TREE" base
-	fi
-	git -C "$BASE_TREE" checkout -q --detach base
 }
 
 # build_objects TREE OBJ LOG OBJECTS...: W=1 C=2 build of OBJECTS.
@@ -110,7 +100,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$P2P_BUILD/logs"
 
-base_tree
+base_worktree
 build_objects "$BASE_TREE" "$P2P_BUILD/obj-gate-base" "$P2P_BUILD/logs/gate-base.log" \
 	"${objects[@]}" || die "the base tree does not build ${objects[*]}"
 rc=0

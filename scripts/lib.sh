@@ -12,6 +12,7 @@ P2P_LOGS=${P2P_LOGS:-$P2P_BUILD/logs}
 # shellcheck source=../series/base
 . "$P2P_TOP/series/base"
 P2P_TREE=${P2P_TREE:-$P2P_BUILD/$LINUX_PACKAGE}
+P2P_BASE_TREE=$P2P_BUILD/linux-base
 # The series list, and the directory its patch paths are relative to (the
 # host tests point both at scratch copies).
 P2P_SERIES=${P2P_SERIES:-$P2P_TOP/series/series}
@@ -54,4 +55,15 @@ tree_git()
 {
 	git -C "$P2P_TREE" -c user.name="${GIT_AUTHOR_NAME:-p2pdma}" \
 		-c user.email="${GIT_AUTHOR_EMAIL:-p2pdma@localhost}" "$@"
+}
+
+# base_worktree: tag 'base' of the tree checked out in $P2P_BASE_TREE, a git
+# worktree created once, for the gates and benchmarks that compare with it.
+base_worktree()
+{
+	if [ ! -d "$P2P_BASE_TREE" ]; then
+		log "checking out tag 'base' into $P2P_BASE_TREE (once)"
+		tree_git worktree add -q --detach "$P2P_BASE_TREE" base
+	fi
+	git -C "$P2P_BASE_TREE" checkout -q --detach base
 }

@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 #define BLOCK		4096UL
 #define EXIT_MISMATCH	1
 #define EXIT_SETUP	2
@@ -43,14 +45,6 @@ static const char *errno_name(int e)
 	const char *name = strerrorname_np(e);
 
 	return name ? name : "OTHER";
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 /* splitmix64: a full-period generator, so each block's stream is distinct. */
@@ -258,7 +252,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	uint64_t done, t0, ns, bad;
+	uint64_t done, t0, c0, ns, bad;
 	struct opts o;
 	int sfd, dfd;
 	char *buf;
@@ -278,6 +272,7 @@ int main(int argc, char **argv)
 	}
 
 	buf = o.provider ? p2p_buffer(o.provider, o.chunk) : ram_buffer(o.chunk);
+	c0 = cpu_ns();
 	t0 = now_ns();
 	for (done = 0; done < o.size; done += o.chunk) {
 		uint64_t len = o.size - done < o.chunk ? o.size - done : o.chunk;
@@ -288,7 +283,8 @@ int main(int argc, char **argv)
 	if (fdatasync(dfd))
 		io_fail("fdatasync", o.dst, 0, errno);
 	ns = now_ns() - t0;
-	printf("bytes=%" PRIu64 "\ncopy_ms=%" PRIu64 "\n", done, ns / 1000000);
+	printf("bytes=%" PRIu64 "\ncopy_ms=%" PRIu64 "\ncopy_cpu_ms=%" PRIu64 "\n",
+	       done, ns / 1000000, (cpu_ns() - c0) / 1000000);
 
 	bad = verify(dfd, o.dst, o.dst_off, o.size, o.chunk, o.seed);
 	printf("blocks=%" PRIu64 "\nbad_blocks=%" PRIu64 "\nverified=%s\n",

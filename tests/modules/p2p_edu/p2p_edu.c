@@ -383,6 +383,21 @@ static int bench_sg(struct device *dev, struct bench_buf *b, unsigned int n)
 	return ret;
 }
 
+#ifdef P2P_EDU_BASE_TREE
+/*
+ * Built against the base tree for its benchmark (Kbuild): the series'
+ * interfaces are not there, and only the RAM modes of bench are used.
+ */
+static int bench_parts(struct p2p_edu *edu, struct bench_buf *b, unsigned int n)
+{
+	return -EOPNOTSUPP;
+}
+
+static bool edu_is_bus_addr(struct p2p_edu *edu, dma_addr_t addr, size_t len)
+{
+	return false;
+}
+#else
 /*
  * bench_parts - @n calls of each half of the P2PDMA work of a single-page
  * mapping: the decision (pci_p2pdma_state(), as dma_map_page() makes it)
@@ -416,6 +431,12 @@ static int bench_parts(struct p2p_edu *edu, struct bench_buf *b, unsigned int n)
 		 div_u64(state_ns * 1000, n), div_u64(lookup_ns * 1000, n));
 	return 0;
 }
+
+static bool edu_is_bus_addr(struct p2p_edu *edu, dma_addr_t addr, size_t len)
+{
+	return pci_p2pdma_is_bus_addr(&edu->pdev->dev, addr, len);
+}
+#endif
 
 /*
  * bench_write - time N map+unmap pairs, for what mapping P2P pages costs
@@ -633,8 +654,8 @@ static ssize_t hold_read(struct file *file, char __user *ubuf, size_t count,
 		n = scnprintf(buf, sizeof(buf),
 			      "provider=%s len=%zu dma=%pad bus_addr=%s\n",
 			      pci_name(h->provider), h->len, &h->addr,
-			      pci_p2pdma_is_bus_addr(&edu->pdev->dev, h->addr,
-						     h->len) ? "yes" : "no");
+			      edu_is_bus_addr(edu, h->addr, h->len) ?
+			      "yes" : "no");
 	else
 		n = scnprintf(buf, sizeof(buf), "none\n");
 	mutex_unlock(&edu->lock);
