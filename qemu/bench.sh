@@ -6,7 +6,7 @@
 # Builds two benchmark kernels, the series (build/obj-bench) and the base
 # tree without it (build/obj-bench-base), both with the test configuration
 # minus lockdep and the DMA API debugger (qemu/config/bench.config), then
-# boots BOOTS rounds (default 3) of, in turn:
+# boots BOOTS rounds (default 5) of, in turn:
 #
 #   series noprovider  bench     RAM map+unmap, no provider registered
 #   base   noprovider  bench     the same without the series
@@ -26,7 +26,7 @@ set -euo pipefail
 P2P_STEP=bench
 . "$(dirname "$0")/../scripts/lib.sh"
 
-boots=${1:-3}
+boots=${1:-5}
 out=$P2P_LOGS/bench
 data=$out/data
 cfg=$P2P_TOP/qemu/config
