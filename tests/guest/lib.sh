@@ -102,30 +102,42 @@ load_p2p_edu()
 		fail "cannot load p2p_edu.ko"
 }
 
+# known_report LOG HEADLINE WANT...: LOG holds at most one report starting
+# with HEADLINE, and if it does, that report is a known one of the base
+# kernel: every WANT (a grep pattern) is in LOG and P2PDMA is not. Returns
+# 1 when LOG holds no such report. Tests that expect one list HEADLINE in
+# ALLOW_DMESG and call this to pin it down.
+known_report()
+{
+	local log=$1 head=$2 n want
+	shift 2
+	n=$(grep -c -- "$head" "$log")
+	[ "$n" -eq 0 ] && return 1
+	[ "$n" -eq 1 ] || fail "$n reports '$head'"
+	for want; do
+		grep -q -- "$want" "$log" ||
+			fail "the report '$head' is not the known one (no '$want')"
+	done
+	grep -iq "p2pdma\|p2pmem" "$log" && fail "P2PDMA appears in the report '$head'"
+	return 0
+}
+
 # NVME_FREEZE_REPORT: the lockdep report 6.12's nvme-pci reset path gives,
 # for tests that reset an NVMe through sysfs to let through in ALLOW_DMESG.
 NVME_FREEZE_REPORT="WARNING: lock held when returning to user space!"
 
-# check_nvme_freeze_report: the test's kernel log holds at most one
-# lockdep report of a task leaving the kernel with locks held, and if it
-# does, it is nvme's own: nvme_start_freeze() takes the queues' usage
-# counters in reset_prepare and the reset work drops them, another task.
-# Upstream fixed it in nvme core with blk_freeze_queue_start_non_owner()
-# (Ming Lei, 2024); this tree has the blk-mq half of that fix only.
-# Lockdep is off for the rest of the boot after the first report.
+# check_nvme_freeze_report: a lockdep report of a task leaving the kernel
+# with locks held, if the test's log has one, is nvme's own:
+# nvme_start_freeze() takes the queues' usage counters in reset_prepare
+# and the reset work, another task, drops them. Upstream fixed it in nvme
+# core with blk_freeze_queue_start_non_owner() (Ming Lei, 2024); this tree
+# has the blk-mq half of that fix only. Lockdep is off for the rest of the
+# boot after the first report.
 check_nvme_freeze_report()
 {
-	local want
 	dmesg >/tmp/freeze.dmesg
-	grep -q "$NVME_FREEZE_REPORT" /tmp/freeze.dmesg || return 0
-	[ "$(grep -c "$NVME_FREEZE_REPORT" /tmp/freeze.dmesg)" -eq 1 ] ||
-		fail "more than one 'lock held when returning to user space' report"
-	for want in "is leaving the kernel with locks still held" \
-		"(&q->q_usage_counter(io)" "at: nvme_start_freeze"; do
-		grep -qF -- "$want" /tmp/freeze.dmesg ||
-			fail "the lockdep report is not nvme's queue freeze one (no '$want')"
-	done
-	grep -iq "p2pdma\|p2pmem" /tmp/freeze.dmesg &&
-		fail "P2PDMA appears in the lockdep report"
+	known_report /tmp/freeze.dmesg "$NVME_FREEZE_REPORT" \
+		"is leaving the kernel with locks still held" \
+		"(&q->q_usage_counter(io)" "at: nvme_start_freeze" || return 0
 	echo "lockdep: nvme_start_freeze's q_usage_counter report, as on any 6.12 nvme sysfs reset"
 }
