@@ -42,6 +42,7 @@ done
 tfile=$P2P_TOP/qemu/topologies/$topo
 [ -f "$tfile" ] || die "no topology '$topo' (known: $(ls "$P2P_TOP/qemu/topologies" | xargs))"
 QEMU_CPU=qemu64 QEMU_SMP=2 QEMU_MACHINE=q35 QEMU_APPEND="" QEMU_DRIVES="" QEMU_DEVICES=()
+QEMU_ACPI_TABLES=()
 # shellcheck source=topologies/switch
 . "$tfile"
 
@@ -49,6 +50,25 @@ kernel=$P2P_OBJ/arch/x86/boot/bzImage
 initrd=$P2P_OBJ/p2p-initramfs.cpio.gz
 [ -f "$kernel" ] || die "no kernel at $kernel; run 'make kernel'"
 [ -f "$initrd" ] || die "no guest image at $initrd; run 'make initramfs'"
+
+# ACPI tables the topology adds to QEMU's own (QEMU_ACPI_TABLES: ASL
+# sources relative to qemu/), compiled by iasl into build/acpi/ at every
+# boot and passed with -acpitable.
+acpi=()
+if [ ${#QEMU_ACPI_TABLES[@]} -gt 0 ]; then
+	command -v iasl >/dev/null ||
+		die "topology '$topo' adds ACPI tables, and iasl is missing: install acpica-tools ('scripts/deps.sh guest' as root, or apt-get)"
+	mkdir -p "$P2P_BUILD/acpi"
+	for asl in "${QEMU_ACPI_TABLES[@]}"; do
+		src=$P2P_TOP/qemu/$asl aml=$P2P_BUILD/acpi/$(basename "$asl" .asl)
+		[ -f "$src" ] || die "topology '$topo': no ACPI table source $src"
+		if ! iasl -p "$aml" "$src" >"$aml.log" 2>&1; then
+			tail -n 20 "$aml.log" | sed 's/^/    /' >&2
+			die "iasl could not compile $src (log: $aml.log)"
+		fi
+		acpi+=(-acpitable "file=$aml.aml")
+	done
+fi
 
 rm -rf "$dir"
 mkdir -p "$dir"
@@ -104,7 +124,7 @@ qemu=(qemu-system-x86_64 -machine "$QEMU_MACHINE" "${accel[@]}" -cpu "$QEMU_CPU"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-serial "file:$dir/console.log" -serial "file:$dir/results.tap"
 	-serial "pipe:$dir/req" -monitor "pipe:$dir/mon"
-	"${drives[@]}" "${QEMU_DEVICES[@]}")
+	"${acpi[@]}" "${drives[@]}" "${QEMU_DEVICES[@]}")
 if [ -n "$trace" ]; then
 	IFS=, read -ra events <<<"$trace"
 	for t in "${events[@]}"; do qemu+=(-trace "$t"); done
