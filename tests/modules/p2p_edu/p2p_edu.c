@@ -16,7 +16,13 @@
  * verifies both, and returns LENGTH on success or the mapping's error.
  * Each run logs the DMA addresses it used and its verdict. Ownership of
  * every mapping passes with dma_sync_*_for_device() before the transfer and
- * dma_sync_*_for_cpu() after it, as in any driver.
+ * dma_sync_*_for_cpu() after it, as in any driver. What the device wrote
+ * into P2P memory is checked twice: right after dma_sync_*_for_cpu(), while
+ * the buffer is still mapped (a driver may read it then and keep the
+ * mapping), and after the unmap. When an IOMMU translates edu's DMA, each
+ * P2P mapping's line also gives the physical address its IOVA translates
+ * to ("-> phys ADDR"): the provider's BAR, unless the mapping was bounced
+ * through swiotlb.
  *
  * Writing to .../bench times map+unmap pairs of RAM or P2P pages, single
  * (dma_map_page()) or in a list (dma_map_sgtable()); see bench_write().
@@ -36,9 +42,9 @@
  * mask cannot reach a BAR.
  */
 #include <linux/debugfs.h>
-#include <linux/dma-map-ops.h>	/* pci_p2pdma_is_bus_addr() */
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
+#include <linux/iommu.h>
 #include <linux/iopoll.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -63,6 +69,13 @@
 #define EDU_MAX_TRANSFER	(4096 - 2)
 #define EDU_DMA_TIMEOUT_US	(5 * USEC_PER_SEC)
 #define BENCH_MAX_ENTS		32
+
+/* fill_pattern() seeds of the data a transfer moves in each direction */
+#define SEED_TO_P2P		0x11
+#define SEED_FROM_P2P		0x5a
+
+/* " -> phys " and a %pa */
+#define PHYS_STR_LEN		32
 
 struct p2p_edu {
 	struct pci_dev *pdev;
@@ -124,6 +137,25 @@ static int check_pattern(struct p2p_edu *edu, const char *what, const u8 *p,
 	return 0;
 }
 
+/*
+ * iommu_phys_str - " -> phys ADDR", where ADDR is the physical address that
+ * the IOMMU translates @addr of edu to, or "" when no IOMMU translates edu's
+ * DMA. For P2P memory ADDR must be in the provider's BAR; a RAM address
+ * means that the mapping was bounced through swiotlb.
+ */
+static const char *iommu_phys_str(struct p2p_edu *edu, dma_addr_t addr,
+				  char *buf, size_t size)
+{
+	struct iommu_domain *domain = iommu_get_domain_for_dev(&edu->pdev->dev);
+	phys_addr_t phys;
+
+	if (!domain || !(domain->type & __IOMMU_DOMAIN_PAGING))
+		return "";
+	phys = iommu_iova_to_phys(domain, addr);
+	snprintf(buf, size, " -> phys %pa", &phys);
+	return buf;
+}
+
 /* ram_dma - move @len bytes between a RAM buffer and the edu buffer. */
 static int ram_dma(struct p2p_edu *edu, void *ram, size_t len, bool to_ram)
 {
@@ -142,13 +174,16 @@ static int ram_dma(struct p2p_edu *edu, void *ram, size_t len, bool to_ram)
 
 /*
  * p2p_dma_page - move @len bytes between P2P memory and the edu buffer,
- * mapped with dma_map_page() as a driver maps any page.
+ * mapped with dma_map_page() as a driver maps any page. @seed is the
+ * pattern P2P memory holds after the transfer: when the device wrote it
+ * (@to_p2p), it is checked as soon as the CPU owns the buffer again.
  */
 static int p2p_dma_page(struct p2p_edu *edu, void *p2p, size_t len,
-			bool to_p2p)
+			bool to_p2p, u8 seed)
 {
 	struct device *dev = &edu->pdev->dev;
 	enum dma_data_direction dir = to_p2p ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	char phys[PHYS_STR_LEN];
 	dma_addr_t addr;
 	int ret;
 
@@ -156,12 +191,15 @@ static int p2p_dma_page(struct p2p_edu *edu, void *p2p, size_t len,
 			    dir);
 	if (dma_mapping_error(dev, addr))
 		return -EIO;
-	pci_info(edu->pdev, "page: %zu bytes of P2P memory at %pa for DMA\n",
-		 len, &addr);
+	pci_info(edu->pdev, "page: %zu bytes of P2P memory at %pad for DMA%s\n",
+		 len, &addr, iommu_phys_str(edu, addr, phys, sizeof(phys)));
 	/* Ownership passes as for any streaming mapping. */
 	dma_sync_single_for_device(dev, addr, len, dir);
 	ret = edu_dma(edu, addr, 0, len, to_p2p);
 	dma_sync_single_for_cpu(dev, addr, len, dir);
+	if (!ret && to_p2p)
+		ret = check_pattern(edu, "page: RAM -> P2P after sync_for_cpu",
+				    p2p, len, seed);
 	dma_unmap_page(dev, addr, len, dir);
 	return ret;
 }
@@ -170,11 +208,13 @@ static int p2p_dma_page(struct p2p_edu *edu, void *p2p, size_t len,
  * p2p_dma_sg - the same through dma_map_sgtable(), with the buffer split in
  * two scatterlist entries so that the device sees more than one segment.
  */
-static int p2p_dma_sg(struct p2p_edu *edu, void *p2p, size_t len, bool to_p2p)
+static int p2p_dma_sg(struct p2p_edu *edu, void *p2p, size_t len, bool to_p2p,
+		      u8 seed)
 {
 	struct device *dev = &edu->pdev->dev;
 	enum dma_data_direction dir = to_p2p ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 	size_t half = len / 2, done = 0;
+	char phys[PHYS_STR_LEN];
 	struct scatterlist *sg;
 	struct sg_table sgt;
 	int i, ret;
@@ -192,14 +232,18 @@ static int p2p_dma_sg(struct p2p_edu *edu, void *p2p, size_t len, bool to_p2p)
 	for_each_sgtable_dma_sg(&sgt, sg, i) {
 		dma_addr_t addr = sg_dma_address(sg);
 
-		pci_info(edu->pdev, "sg: segment %d, %u bytes at %pa\n",
-			 i, sg_dma_len(sg), &addr);
+		pci_info(edu->pdev, "sg: segment %d, %u bytes at %pad%s\n",
+			 i, sg_dma_len(sg), &addr,
+			 iommu_phys_str(edu, addr, phys, sizeof(phys)));
 		ret = edu_dma(edu, addr, done, sg_dma_len(sg), to_p2p);
 		if (ret)
 			break;
 		done += sg_dma_len(sg);
 	}
 	dma_sync_sgtable_for_cpu(dev, &sgt, dir);
+	if (!ret && to_p2p)
+		ret = check_pattern(edu, "sg: RAM -> P2P after sync_for_cpu",
+				    p2p, len, seed);
 	dma_unmap_sgtable(dev, &sgt, dir, 0);
 free:
 	sg_free_table(&sgt);
@@ -207,10 +251,10 @@ free:
 }
 
 static int p2p_dma(struct p2p_edu *edu, bool sg, void *p2p, size_t len,
-		   bool to_p2p)
+		   bool to_p2p, u8 seed)
 {
-	return sg ? p2p_dma_sg(edu, p2p, len, to_p2p) :
-		    p2p_dma_page(edu, p2p, len, to_p2p);
+	return sg ? p2p_dma_sg(edu, p2p, len, to_p2p, seed) :
+		    p2p_dma_page(edu, p2p, len, to_p2p, seed);
 }
 
 /* run_transfer - RAM -> edu -> P2P and P2P -> edu -> RAM, both verified. */
@@ -227,23 +271,23 @@ static int run_transfer(struct p2p_edu *edu, bool sg, struct pci_dev *provider,
 		goto out;
 	}
 
-	fill_pattern(ram, len, 0x11);
+	fill_pattern(ram, len, SEED_TO_P2P);
 	memset(p2p, 0, len);
 	ret = ram_dma(edu, ram, len, false);
 	if (!ret)
-		ret = p2p_dma(edu, sg, p2p, len, true);
+		ret = p2p_dma(edu, sg, p2p, len, true, SEED_TO_P2P);
 	if (!ret)
-		ret = check_pattern(edu, "RAM -> P2P", p2p, len, 0x11);
+		ret = check_pattern(edu, "RAM -> P2P", p2p, len, SEED_TO_P2P);
 	if (ret)
 		goto out;
 
-	fill_pattern(p2p, len, 0x5a);
+	fill_pattern(p2p, len, SEED_FROM_P2P);
 	memset(ram, 0, len);
-	ret = p2p_dma(edu, sg, p2p, len, false);
+	ret = p2p_dma(edu, sg, p2p, len, false, SEED_FROM_P2P);
 	if (!ret)
 		ret = ram_dma(edu, ram, len, true);
 	if (!ret)
-		ret = check_pattern(edu, "P2P -> RAM", ram, len, 0x5a);
+		ret = check_pattern(edu, "P2P -> RAM", ram, len, SEED_FROM_P2P);
 out:
 	if (p2p)
 		pci_free_p2pmem(provider, p2p, len);
@@ -383,60 +427,26 @@ static int bench_sg(struct device *dev, struct bench_buf *b, unsigned int n)
 	return ret;
 }
 
-#ifdef P2P_EDU_BASE_TREE
 /*
- * Built against the base tree for its benchmark (Kbuild): the series'
- * interfaces are not there, and only the RAM modes of bench are used.
+ * Whether @addr..@addr+@len-1 is a PCI bus address inside one of
+ * @provider's memory BARs, as a switch-local P2P mapping is. The DMA core's
+ * own lookup is not exported: no in-tree module needs it.
  */
-static int bench_parts(struct p2p_edu *edu, struct bench_buf *b, unsigned int n)
+static bool edu_is_bus_addr(struct pci_dev *provider, dma_addr_t addr,
+			    size_t len)
 {
-	return -EOPNOTSUPP;
-}
+	int bar;
 
-static bool edu_is_bus_addr(struct p2p_edu *edu, dma_addr_t addr, size_t len)
-{
+	for (bar = 0; bar < PCI_STD_NUM_BARS; bar++) {
+		pci_bus_addr_t start = pci_bus_address(provider, bar);
+
+		if ((pci_resource_flags(provider, bar) & IORESOURCE_MEM) &&
+		    addr >= start &&
+		    addr + len - 1 <= start + pci_resource_len(provider, bar) - 1)
+			return true;
+	}
 	return false;
 }
-#else
-/*
- * bench_parts - @n calls of each half of the P2PDMA work of a single-page
- * mapping: the decision (pci_p2pdma_state(), as dma_map_page() makes it)
- * and the unmap's bus-address lookup (pci_p2pdma_is_bus_addr()).
- */
-static int bench_parts(struct p2p_edu *edu, struct bench_buf *b, unsigned int n)
-{
-	struct device *dev = &edu->pdev->dev;
-	struct pci_p2pdma_map_state state;
-	u64 start, state_ns, lookup_ns;
-	dma_addr_t addr;
-	unsigned int i;
-
-	if (!b->provider)
-		return -EINVAL;
-	addr = dma_map_page(dev, b->pages[0], 0, PAGE_SIZE, DMA_TO_DEVICE);
-	if (dma_mapping_error(dev, addr))
-		return -EIO;
-	start = ktime_get_ns();
-	for (i = 0; i < n; i++) {
-		memset(&state, 0, sizeof(state));
-		pci_p2pdma_state(&state, dev, b->pages[0]);
-	}
-	state_ns = ktime_get_ns() - start;
-	start = ktime_get_ns();
-	for (i = 0; i < n; i++)
-		pci_p2pdma_is_bus_addr(dev, addr, PAGE_SIZE);
-	lookup_ns = ktime_get_ns() - start;
-	dma_unmap_page(dev, addr, PAGE_SIZE, DMA_TO_DEVICE);
-	pci_info(edu->pdev, "bench parts: pci_p2pdma_state %llu ps, pci_p2pdma_is_bus_addr %llu ps\n",
-		 div_u64(state_ns * 1000, n), div_u64(lookup_ns * 1000, n));
-	return 0;
-}
-
-static bool edu_is_bus_addr(struct p2p_edu *edu, dma_addr_t addr, size_t len)
-{
-	return pci_p2pdma_is_bus_addr(&edu->pdev->dev, addr, len);
-}
-#endif
 
 /*
  * bench_write - time N map+unmap pairs, for what mapping P2P pages costs
@@ -445,7 +455,6 @@ static bool edu_is_bus_addr(struct p2p_edu *edu, dma_addr_t addr, size_t len)
  *   "N"                        one RAM page, dma_map_page()
  *   "ram|PROVIDER page N"      one page, dma_map_page()
  *   "ram|PROVIDER sgE N"       E pages (1 to 32) in a list, dma_map_sgtable()
- *   "PROVIDER parts N"         the decision and the unmap lookup on their own
  *
  * The pages of a list are one entry each (max_segment PAGE_SIZE), so that
  * RAM and P2P lists have the same E entries whatever their addresses.
@@ -475,7 +484,7 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 		sg = true;
 		if (kstrtouint(mode + 2, 10, &b.nents))
 			return -EINVAL;
-	} else if (strcmp(mode, "page") && strcmp(mode, "parts")) {
+	} else if (strcmp(mode, "page")) {
 		return -EINVAL;
 	}
 	if (!n || n > 10000000 || !b.nents || b.nents > BENCH_MAX_ENTS)
@@ -489,10 +498,7 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	ret = bench_buf_alloc(&b);
 	if (!ret) {
 		start = ktime_get_ns();
-		if (!strcmp(mode, "parts"))
-			ret = bench_parts(edu, &b, n);
-		else
-			ret = sg ? bench_sg(dev, &b, n) : bench_page(dev, &b, n);
+		ret = sg ? bench_sg(dev, &b, n) : bench_page(dev, &b, n);
 		ns = ktime_get_ns() - start;
 	}
 	bench_buf_free(&b);
@@ -654,7 +660,7 @@ static ssize_t hold_read(struct file *file, char __user *ubuf, size_t count,
 		n = scnprintf(buf, sizeof(buf),
 			      "provider=%s len=%zu dma=%pad bus_addr=%s\n",
 			      pci_name(h->provider), h->len, &h->addr,
-			      edu_is_bus_addr(edu, h->addr, h->len) ?
+			      edu_is_bus_addr(h->provider, h->addr, h->len) ?
 			      "yes" : "no");
 	else
 		n = scnprintf(buf, sizeof(buf), "none\n");
