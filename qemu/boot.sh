@@ -84,34 +84,44 @@ done
 # kvm_works: whether a KVM guest really runs here. /dev/kvm may exist while
 # guests hang (nested virtualisation), so boot the kernel once under KVM
 # without an initrd: it must reach its "cannot mount root" panic within 20 s.
-# The answer is cached per QEMU version.
+# The answer, and why not, is cached per QEMU version, and said once per
+# boot in one line. The probe runs in a subshell whose stderr is discarded:
+# QEMU aborts where KVM does not work, and bash would report that.
 kvm_works()
 {
-	local cache=$P2P_BUILD/kvm-probe qv probe
+	local cache=$P2P_BUILD/kvm-probe qv probe why=""
 	qv=$(qemu-system-x86_64 --version | head -n 1)
-	if [ -f "$cache" ] && [ "$(sed -n 1p "$cache")" = "$qv" ]; then
-		[ "$(sed -n 2p "$cache")" = yes ]
-		return
+	if [ ! -f "$cache" ] || [ "$(sed -n 1p "$cache")" != "$qv" ]; then
+		probe=$(mktemp)
+		if [ ! -e /dev/kvm ]; then
+			why="no /dev/kvm"
+		elif [ ! -w /dev/kvm ]; then
+			why="/dev/kvm is not writable"
+		elif ! ( ( timeout -k 5 20 qemu-system-x86_64 -machine q35 \
+			-accel kvm -cpu host -m 256M -nodefaults -display none \
+			-no-reboot -bios /usr/share/qemu/qboot.rom -kernel "$kernel" \
+			-append "console=ttyS0 panic=-1" -serial "file:$probe" ) \
+			>/dev/null 2>&1 ) 2>/dev/null ||
+		     ! grep -q "VFS: Unable to mount root" "$probe"; then
+			why="a test guest did not boot under KVM (nested virtualisation?)"
+		fi
+		rm -f "$probe"
+		printf '%s\n%s\n%s\n' "$qv" "$([ -z "$why" ] && echo yes || echo no)" \
+			"$why" >"$cache"
 	fi
-	probe=$(mktemp)
-	if [ -w /dev/kvm ] && (
-	   timeout -k 5 20 qemu-system-x86_64 -machine q35 -accel kvm -cpu host \
-		-m 256M -nodefaults -display none -no-reboot \
-		-bios /usr/share/qemu/qboot.rom -kernel "$kernel" \
-		-append "console=ttyS0 panic=-1" -serial "file:$probe" ) >/dev/null 2>&1 &&
-	   grep -q "VFS: Unable to mount root" "$probe"; then
-		printf '%s\nyes\n' "$qv" >"$cache"
-	else
-		printf '%s\nno\n' "$qv" >"$cache"
-	fi
-	rm -f "$probe"
-	[ "$(sed -n 2p "$cache")" = yes ]
+	[ "$(sed -n 2p "$cache")" = yes ] && return 0
+	KVM_WHY=$(sed -n 3p "$cache")
+	return 1
 }
 
 accel=(-accel tcg)
-if [ "${P2P_KVM:-auto}" != no ] && kvm_works; then
+if [ "${P2P_KVM:-auto}" = no ]; then
+	log "KVM: not used (P2P_KVM=no); QEMU emulates the CPU (TCG)"
+elif kvm_works; then
 	accel=(-accel kvm)
-	log "KVM works here: using it"
+	log "KVM: used"
+else
+	log "KVM: not used ($KVM_WHY); QEMU emulates the CPU (TCG)"
 fi
 
 cmdline="console=ttyS0 edd=off panic=-1 oops=panic loglevel=6 p2p.topology=$topo"
