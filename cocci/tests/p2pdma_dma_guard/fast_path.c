@@ -1,5 +1,22 @@
-// nvme-pci's shape in 6.12: a single-segment fast path kept off P2PDMA
-// pages, whose helpers map the page with dma_map_bvec().
+// nvme-pci's shape in 6.12 with the series' fallback: a single-segment fast
+// path kept off P2PDMA pages, whose helper maps the page with
+// dma_map_bvec(), and a failed mapping retried on the scatterlist path.
+#include <linux/blk-mq.h>
+#include <linux/dma-mapping.h>
+#include <linux/memremap.h>
+
+#define FOO_PAGE_SIZE	4096
+
+struct foo_dev {
+	struct device *dev;
+};
+
+struct foo_iod {
+	dma_addr_t first_dma;
+};
+
+blk_status_t foo_map_sg(struct foo_dev *dev, struct request *req);
+
 static blk_status_t foo_setup_simple(struct foo_dev *dev, struct request *req,
 				     struct bio_vec *bv)
 {

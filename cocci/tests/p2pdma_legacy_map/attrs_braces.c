@@ -1,4 +1,19 @@
 // The 5.x-era shape: the _attrs variants, braces on both arms.
+#include <linux/blk-mq.h>
+#include <linux/dma-mapping.h>
+#include <linux/memremap.h>
+#include <linux/pci-p2pdma.h>
+#include <linux/scatterlist.h>
+
+struct bar_dev {
+	struct device *dev;
+};
+
+struct bar_iod {
+	struct scatterlist *sg;
+	int nents;
+};
+
 static blk_status_t bar_map(struct bar_dev *dev, struct bar_iod *iod,
 			    enum dma_data_direction dir)
 {

@@ -1,5 +1,10 @@
 // A small helper wrapping the choice with an early return, and a
 // conditional expression on an sg_table.
+#include <linux/dma-mapping.h>
+#include <linux/memremap.h>
+#include <linux/pci-p2pdma.h>
+#include <linux/scatterlist.h>
+
 static int baz_map_sg(struct device *dev, struct scatterlist *sg, int nents,
 		      enum dma_data_direction dir)
 {

@@ -1,5 +1,14 @@
 // The 4.20-era shape (nvme-pci, nvmet-rdma): an if/else on the first page
 // chooses the mapping function, in the map and in the unmap.
+#include <linux/dma-mapping.h>
+#include <linux/memremap.h>
+#include <linux/pci-p2pdma.h>
+#include <linux/scatterlist.h>
+
+struct foo_dev {
+	struct device *dev;
+};
+
 static int foo_map_data(struct foo_dev *fdev, struct scatterlist *sg,
 			int nents, enum dma_data_direction dir)
 {

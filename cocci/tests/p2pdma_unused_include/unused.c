@@ -1,4 +1,5 @@
 // Included for pci_p2pdma_map_sg(), which the file no longer calls.
+#include <linux/dma-mapping.h>
 #include <linux/memremap.h>
 #include <linux/pci-p2pdma.h>
 #include <linux/scatterlist.h>
