@@ -14,6 +14,9 @@
 #   --trace PATTERNS   QEMU trace events to trace.log, comma-separated
 #                      (e.g. pci_nvme_map_addr*,pci_nvme_read)
 #
+# Environment: P2P_OBJ (the kernel's build directory), P2P_SMP (vCPUs,
+# default the topology's, 2), P2P_TCG_THREAD (single or multi), P2P_KVM=no.
+#
 # Host requests: the guest's third serial port (ttyS2) is a channel to the
 # host. A line "device_del ID" there is passed to QEMU's monitor, so that a
 # guest test can hot-unplug a device the way an operator would (the
@@ -27,7 +30,7 @@ P2P_STEP=qemu
 
 topo=${1:?usage: boot.sh TOPOLOGY [--dir DIR] [--append ARGS] [--only TESTS] [--timeout S] [--trace EVENTS]}
 shift
-dir=$P2P_LOGS/manual/$topo append="" only="" timeout=600 trace=""
+dir=$P2P_LOGS/manual/${topo##*/} append="" only="" timeout=600 trace=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--dir) dir=$2; shift 2 ;;
@@ -40,6 +43,8 @@ while [ $# -gt 0 ]; do
 done
 
 tfile=$P2P_TOP/qemu/topologies/$topo
+# A path names a topology file of its own (qemu/boot-loop.sh derives some).
+case $topo in */*) tfile=$topo topo=$(basename "$topo") ;; esac
 [ -f "$tfile" ] || die "no topology '$topo' (known: $(ls "$P2P_TOP/qemu/topologies" | xargs))"
 QEMU_CPU=qemu64 QEMU_SMP=2 QEMU_MACHINE=q35 QEMU_APPEND="" QEMU_DRIVES="" QEMU_DEVICES=()
 QEMU_ACPI_TABLES=()
@@ -114,7 +119,9 @@ kvm_works()
 	return 1
 }
 
-accel=(-accel tcg)
+# P2P_TCG_THREAD=single|multi: one host thread for every vCPU, or one each
+# (QEMU's default for x86 guests on x86 hosts).
+accel=(-accel "tcg${P2P_TCG_THREAD:+,thread=$P2P_TCG_THREAD}")
 if [ "${P2P_KVM:-auto}" = no ]; then
 	log "KVM: not used (P2P_KVM=no); QEMU emulates the CPU (TCG)"
 elif kvm_works; then

@@ -7,6 +7,13 @@
 # iproute2's rdma and their shared libraries), the project's guest tests and
 # test programs, and its test modules built against that kernel. It is
 # rebuilt only when one of its inputs changes.
+#
+# For a kernel with modules (make test-distro), P2P_GUEST_MODULES names the
+# root of an installed kernel's module tree (the directory holding
+# lib/modules/RELEASE) and P2P_GUEST_MODPROBE a file of module names: the
+# tree goes into the image with kmod's modprobe, and the guest's /init
+# loads those modules with modprobe before the tests, as a Debian system
+# does at boot.
 set -euo pipefail
 P2P_STEP=initramfs
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -22,6 +29,11 @@ mkdir -p "$work/bin" "$modwork"
 
 # Host binaries copied in with their libraries. busybox provides the rest.
 HOST_BINS="/bin/busybox /usr/sbin/nvme /usr/bin/rdma"
+if [ -n "${P2P_GUEST_MODULES:-}" ]; then
+	[ -d "$P2P_GUEST_MODULES/lib/modules" ] || die "P2P_GUEST_MODULES=$P2P_GUEST_MODULES has no lib/modules/"
+	[ -f "${P2P_GUEST_MODPROBE:-}" ] || die "P2P_GUEST_MODULES needs P2P_GUEST_MODPROBE, a file of module names"
+	HOST_BINS="$HOST_BINS /usr/bin/kmod"
+fi
 
 # Project programs, built static so that they need no library in the guest.
 for src in "$P2P_TOP"/tests/prog/*.c; do
@@ -94,9 +106,17 @@ gen_list()
 	for f in "$modwork"/*/*.ko; do
 		[ -f "$f" ] && entry "/lib/modules/p2p/$(basename "$f")" "$f" 644
 	done
+	if [ -n "${P2P_GUEST_MODULES:-}" ]; then
+		while read -r f; do
+			entry "${f#"$P2P_GUEST_MODULES"}" "$f" 644
+		done < <(find "$P2P_GUEST_MODULES/lib/modules" -type f | sort)
+		entry /etc/p2p-modprobe "$P2P_GUEST_MODPROBE" 644
+		echo "slink /usr/local/bin/modprobe /usr/bin/kmod 777 0 0"
+		echo "slink /usr/local/bin/lsmod /usr/bin/kmod 777 0 0"
+	fi
 	entry /tests/run-guest "$P2P_TOP/tests/guest/run-guest" 755
 	entry /tests/lib.sh "$P2P_TOP/tests/guest/lib.sh" 644
-	for f in "$P2P_TOP"/tests/guest/cases/* "$P2P_TOP"/tests/guest/demo "$P2P_TOP"/tests/guest/bench "$P2P_TOP"/tests/guest/bench-io "$P2P_TOP"/tests/guest/bypass; do
+	for f in "$P2P_TOP"/tests/guest/cases/* "$P2P_TOP"/tests/guest/demo "$P2P_TOP"/tests/guest/bench "$P2P_TOP"/tests/guest/bench-io "$P2P_TOP"/tests/guest/bypass "$P2P_TOP"/tests/guest/boot; do
 		[ -f "$f" ] || continue
 		case "$f" in */cases/*) g=/tests/cases/${f##*/} ;; *) g=/tests/${f##*/} ;; esac
 		entry "$g" "$f" 755
