@@ -10,6 +10,9 @@
 #   ok      powered off after the guest runner said "booted", with no
 #           kernel report (BUG, Oops, WARNING, panic) on the console
 #   panic   the console has "Kernel panic"
+#   reset   the guest reset itself without a word (a triple fault: QEMU
+#           runs with -no-reboot, so it exits); run with
+#           P2P_QEMU_LOG=cpu_reset to have the CPUs' state at the reset
 #   report  another kernel report, or the runner never spoke
 #   hang    killed at the timeout
 #
@@ -51,7 +54,7 @@ if [ "$nocmb" = 1 ]; then
 	sed -E 's/,cmb_size_mb=[0-9]+//' "$P2P_TOP/qemu/topologies/$topo" >"$out/$topo-without-cmb"
 	topo=$out/$topo-without-cmb
 fi
-declare -A count=([ok]=0 [panic]=0 [report]=0 [hang]=0)
+declare -A count=([ok]=0 [panic]=0 [reset]=0 [report]=0 [hang]=0)
 REPORT='Kernel panic|BUG:|Oops|general protection fault|WARNING:|Call Trace:|UBSAN:|KASAN:'
 
 # classify DIR RC: how the boot in DIR ended.
@@ -61,6 +64,9 @@ classify()
 		echo hang
 	elif grep -q "Kernel panic" "$1/console.log"; then
 		echo panic
+	elif ! grep -qE "reboot: Power down|p2p-guest: done" "$1/console.log" &&
+	     ! grep -qE "$REPORT" "$1/console.log"; then
+		echo reset
 	elif grep -qE "$REPORT" "$1/console.log" ||
 	     ! tr -d '\r' <"$1/results.tap" 2>/dev/null | grep -q '^booted '; then
 		echo report
@@ -69,15 +75,32 @@ classify()
 	fi
 }
 
-log "$label: $boots boots of ${topo##*/}, kernel $P2P_OBJ, smp ${P2P_SMP:-default}, tcg thread ${P2P_TCG_THREAD:-default}"
+# cpu_state_at_reset DIR: where each vCPU was at the last reset QEMU
+# logged (-d cpu_reset), as function and source line of vmlinux (such
+# runs boot with nokaslr, so that kernel addresses are vmlinux's).
+cpu_state_at_reset()
+{
+	local rip
+	echo "--- vCPU instruction pointers at the guest's last resets (qemu-debug.log):"
+	for rip in $(grep -oE 'RIP=[0-9a-f]+' "$1/qemu-debug.log" | tail -n 4 | cut -d= -f2); do
+		printf '%s ' "$rip"
+		case $rip in
+		ffffffff*) addr2line -fip -e "$P2P_OBJ/vmlinux" "0x$rip" 2>&1 ;;
+		*) echo "(not kernel text)" ;;
+		esac
+	done
+}
+
+log "$label: $boots boots of ${topo##*/}, kernel $P2P_OBJ, smp ${P2P_SMP:-default}, tcg thread ${P2P_TCG_THREAD:-single}"
 start=$(date +%s)
+[ -n "${P2P_QEMU_LOG:-}" ] && append="$append nokaslr"
 for i in $(seq 1 "$boots"); do
 	dir=$out/boot-$i rc=0
 	"$P2P_TOP/qemu/boot.sh" "$topo" --dir "$dir" --timeout 120 \
 		--append "p2p.run=boot $append" >/dev/null 2>"$out/boot.err" || rc=$?
 	kind=$(classify "$dir" "$rc")
 	count[$kind]=$(( ${count[$kind]} + 1 ))
-	line="boot $i: $kind $(cat "$dir/seconds" 2>/dev/null)s $(tr -d '\r' <"$dir/results.tap" 2>/dev/null | grep -m1 '^booted ' || true)"
+	line="boot $i: $kind $(cat "$dir/seconds" 2>/dev/null)s $(tr -d '\r' <"$dir/results.tap" 2>/dev/null | grep -E '^(booted|flipped) ' | xargs || true)"
 	echo "$line" >>"$out/boots.txt"
 	if [ "$kind" = ok ]; then
 		rm -rf "$dir"
@@ -85,9 +108,10 @@ for i in $(seq 1 "$boots"); do
 		log "$label: $line (kept: $dir)"
 		"$P2P_TREE/scripts/decode_stacktrace.sh" "$P2P_OBJ/vmlinux" "$P2P_TREE" "$P2P_OBJ" \
 			<"$dir/console.log" >"$dir/decoded.txt" 2>&1 || true
+		[ -f "$dir/qemu-debug.log" ] && cpu_state_at_reset "$dir" >>"$dir/decoded.txt"
 	fi
 	(( i % 10 == 0 )) && log "$label: $i/$boots boots, ${count[ok]} ok, $(( $(date +%s) - start ))s"
 done
-summary="$label: $boots boots of ${topo##*/}: ${count[ok]} ok, ${count[panic]} panic, ${count[report]} report, ${count[hang]} hang ($(( $(date +%s) - start ))s)"
+summary="$label: $boots boots of ${topo##*/}: ${count[ok]} ok, ${count[panic]} panic, ${count[reset]} reset, ${count[report]} report, ${count[hang]} hang ($(( $(date +%s) - start ))s)"
 echo "$summary" | tee -a "$P2P_LOGS/boot-loop/summary.txt"
 [ "${count[ok]}" = "$boots" ]

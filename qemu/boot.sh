@@ -15,7 +15,8 @@
 #                      (e.g. pci_nvme_map_addr*,pci_nvme_read)
 #
 # Environment: P2P_OBJ (the kernel's build directory), P2P_SMP (vCPUs,
-# default the topology's, 2), P2P_TCG_THREAD (single or multi), P2P_KVM=no.
+# default the topology's, 2), P2P_TCG_THREAD (single or multi), P2P_KVM=no,
+# P2P_QEMU_LOG (see below).
 #
 # Host requests: the guest's third serial port (ttyS2) is a channel to the
 # host. A line "device_del ID" there is passed to QEMU's monitor, so that a
@@ -119,16 +120,20 @@ kvm_works()
 	return 1
 }
 
-# P2P_TCG_THREAD=single|multi: one host thread for every vCPU, or one each
-# (QEMU's default for x86 guests on x86 hosts).
-accel=(-accel "tcg${P2P_TCG_THREAD:+,thread=$P2P_TCG_THREAD}")
+# One host thread runs every vCPU in turn (P2P_TCG_THREAD=multi: one
+# each, QEMU's default). Multi-threaded TCG breaks the kernel's x86 code
+# patching: a vCPU may execute an int3 that text_poke_bp() has already
+# removed, and the kernel oopses at a jump label or static call site being
+# patched (Documentation/testing.md, "Jump labels and the early-boot
+# panic"). KVM guests are not affected.
+accel=(-accel "tcg,thread=${P2P_TCG_THREAD:-single}")
 if [ "${P2P_KVM:-auto}" = no ]; then
-	log "KVM: not used (P2P_KVM=no); QEMU emulates the CPU (TCG)"
+	log "KVM: not used (P2P_KVM=no); QEMU emulates the CPU (TCG, thread=${P2P_TCG_THREAD:-single})"
 elif kvm_works; then
 	accel=(-accel kvm)
 	log "KVM: used"
 else
-	log "KVM: not used ($KVM_WHY); QEMU emulates the CPU (TCG)"
+	log "KVM: not used ($KVM_WHY); QEMU emulates the CPU (TCG, thread=${P2P_TCG_THREAD:-single})"
 fi
 
 cmdline="console=ttyS0 edd=off panic=-1 oops=panic loglevel=6 p2p.topology=$topo"
@@ -142,6 +147,10 @@ qemu=(qemu-system-x86_64 -machine "$QEMU_MACHINE" "${accel[@]}" -cpu "$QEMU_CPU"
 	-serial "file:$dir/console.log" -serial "file:$dir/results.tap"
 	-serial "pipe:$dir/req" -monitor "pipe:$dir/mon"
 	"${acpi[@]}" "${drives[@]}" "${QEMU_DEVICES[@]}")
+# P2P_QEMU_LOG=ITEMS: QEMU's own log (-d ITEMS) to qemu-debug.log, e.g.
+# cpu_reset,guest_errors: the CPU state at every reset, which is the only
+# trace a triple fault leaves.
+[ -n "${P2P_QEMU_LOG:-}" ] && qemu+=(-d "$P2P_QEMU_LOG" -D "$dir/qemu-debug.log")
 if [ -n "$trace" ]; then
 	IFS=, read -ra events <<<"$trace"
 	for t in "${events[@]}"; do qemu+=(-trace "$t"); done
