@@ -25,6 +25,15 @@
 #                  series against the base tree, 4 KiB reads and copies into
 #                  P2P memory (qemu/bench.sh, two kernels of their own;
 #                  emulation figures, not part of 'make test')
+#   make deb       Debian packages (linux-image, linux-headers) of the
+#                  series with Debian's own config, trimmed by localmodconfig
+#                  to this machine's modules (LSMOD=FILE for another list);
+#                  build/deb/ (scripts/deb.sh)
+#   make test-distro  the guest tests on the kernel and modules of those
+#                  packages, built for the modules the guests need
+#                  (qemu/config/distro.lsmod), loaded with modprobe
+#   make boot-loop TOPO=hotplug BOOTS=100   boot the test kernel BOOTS
+#                  times to the guest runner and count panics
 #   make clean     remove build/ (the tree, objects, images, logs)
 
 SHELL := /bin/bash
@@ -32,11 +41,11 @@ T ?=
 TOPO ?=
 
 DEBUG_ENV := P2P_OBJ=$(CURDIR)/build/obj-debug \
-	P2P_FRAGMENTS="$(CURDIR)/qemu/config/p2pdma.config $(CURDIR)/qemu/config/series.config $(CURDIR)/qemu/config/debug.config"
+	P2P_FRAGMENTS="$(CURDIR)/qemu/config/p2pdma.config $(CURDIR)/qemu/config/debian.config $(CURDIR)/qemu/config/series.config $(CURDIR)/qemu/config/debug.config"
 
 GATES := gate-sparse-w1,gate-checkpatch,gate-kernel-doc,gate-cover-letter,gate-bisect
 
-.PHONY: all demo test test-debug gates bisect bench prepare apply export kernel guest boot clean
+.PHONY: all demo test test-debug test-distro deb boot-loop gates bisect bench prepare apply export kernel guest boot clean
 
 all: demo
 
@@ -75,6 +84,16 @@ bisect: apply
 
 bench: apply
 	@P2P_SMP=1 qemu/bench.sh
+
+deb: apply
+	@scripts/deb.sh
+
+test-distro: apply
+	@LSMOD=$(CURDIR)/qemu/config/distro.lsmod scripts/deb.sh
+	@qemu/distro.sh $(if $(T),-t $(T)) $(if $(TOPO),-T $(TOPO))
+
+boot-loop: kernel guest
+	@qemu/boot-loop.sh $(or $(TOPO),hotplug) $(or $(BOOTS),100)
 
 boot: kernel guest
 	@qemu/boot.sh $(or $(TOPO),switch) $(if $(T),--only $(T))

@@ -30,7 +30,7 @@ boots=${1:-5}
 out=$P2P_LOGS/bench
 data=$out/data
 cfg=$P2P_TOP/qemu/config
-frags="$cfg/p2pdma.config $cfg/series.config $cfg/bench.config"
+frags="$cfg/p2pdma.config $cfg/debian.config $cfg/series.config $cfg/bench.config"
 declare -A OBJ=([series]=$P2P_BUILD/obj-bench [base]=$P2P_BUILD/obj-bench-base)
 
 # build KERNEL TREE: the benchmark kernel and guest image of TREE.

@@ -4,7 +4,8 @@
 # kernel.sh: configure and build the guest kernel out of tree, incrementally.
 #
 # The configuration is `make tinyconfig` plus the fragments in
-# $P2P_FRAGMENTS (default: qemu/config/p2pdma.config and series.config),
+# $P2P_FRAGMENTS (default: qemu/config/p2pdma.config, debian.config and
+# series.config),
 # merged with the kernel's merge_config.sh. It is regenerated only when a
 # fragment or the tree's Kconfig files change, and every option a fragment
 # sets must be in the final .config: Kconfig drops an option whose
@@ -15,7 +16,7 @@ set -euo pipefail
 P2P_STEP=kernel
 . "$(dirname "$0")/../scripts/lib.sh"
 
-P2P_FRAGMENTS=${P2P_FRAGMENTS:-$P2P_TOP/qemu/config/p2pdma.config $P2P_TOP/qemu/config/series.config}
+P2P_FRAGMENTS=${P2P_FRAGMENTS:-$P2P_TOP/qemu/config/p2pdma.config $P2P_TOP/qemu/config/debian.config $P2P_TOP/qemu/config/series.config}
 JOBS=${JOBS:-$(nproc)}
 KMAKE=(make -C "$P2P_TREE" O="$P2P_OBJ" CC="ccache gcc" -j"$JOBS")
 
