@@ -28,10 +28,11 @@
 #   make deb       Debian packages (linux-image, linux-headers) of the
 #                  series with Debian's own config, trimmed by localmodconfig
 #                  to this machine's modules (LSMOD=FILE for another list);
-#                  build/deb/ (scripts/deb.sh)
+#                  build/deb/ (scripts/deb.sh, objects in build/obj-deb-host)
 #   make test-distro  the guest tests on the kernel and modules of those
 #                  packages, built for the modules the guests need
-#                  (qemu/config/distro.lsmod), loaded with modprobe
+#                  (qemu/config/distro.lsmod; build/obj-deb, build/deb-guest),
+#                  loaded with modprobe
 #   make boot-loop TOPO=hotplug BOOTS=100   boot the test kernel BOOTS
 #                  times to the guest runner and count panics
 #   make clean     remove build/ (the tree, objects, images, logs)
@@ -42,6 +43,9 @@ TOPO ?=
 
 DEBUG_ENV := P2P_OBJ=$(CURDIR)/build/obj-debug \
 	P2P_FRAGMENTS="$(CURDIR)/qemu/config/p2pdma.config $(CURDIR)/qemu/config/debian.config $(CURDIR)/qemu/config/series.config $(CURDIR)/qemu/config/debug.config"
+
+# make test-distro builds its packages apart from make deb's.
+DISTRO_ENV := P2P_DEB_OBJ=$(CURDIR)/build/obj-deb P2P_DEB_OUT=$(CURDIR)/build/deb-guest
 
 GATES := gate-sparse-w1,gate-checkpatch,gate-kernel-doc,gate-cover-letter,gate-bisect
 
@@ -89,8 +93,8 @@ deb: apply
 	@scripts/deb.sh
 
 test-distro: apply
-	@LSMOD=$(CURDIR)/qemu/config/distro.lsmod scripts/deb.sh
-	@qemu/distro.sh $(if $(T),-t $(T)) $(if $(TOPO),-T $(TOPO))
+	@$(DISTRO_ENV) LSMOD=$(CURDIR)/qemu/config/distro.lsmod scripts/deb.sh
+	@$(DISTRO_ENV) qemu/distro.sh $(if $(T),-t $(T)) $(if $(TOPO),-T $(TOPO))
 
 boot-loop: kernel guest
 	@qemu/boot-loop.sh $(or $(TOPO),hotplug) $(or $(BOOTS),100)

@@ -15,10 +15,12 @@
 #           P2P_QEMU_LOG=cpu_reset to have the CPUs' state at the reset
 #   report  another kernel report, or the runner never spoke
 #   hang    killed at the timeout
+#   qemu    QEMU itself failed (boot.sh's status neither 0, 1 nor 124)
 #
 # A boot that is not ok keeps its run directory, with the oops decoded by
 # the tree's scripts/decode_stacktrace.sh (decoded.txt); ok boots keep one
-# line in boots.txt. Ends with one line of counts, also appended to
+# line in boots.txt; the QEMU command line of the first boot is kept as
+# qemu.cmd. Ends with one line of counts, also appended to
 # build/logs/boot-loop/summary.txt, and exits 1 if any boot was not ok.
 #
 # --without-cmb boots the topology with every NVMe's CMB removed: no P2P
@@ -54,7 +56,7 @@ if [ "$nocmb" = 1 ]; then
 	sed -E 's/,cmb_size_mb=[0-9]+//' "$P2P_TOP/qemu/topologies/$topo" >"$out/$topo-without-cmb"
 	topo=$out/$topo-without-cmb
 fi
-declare -A count=([ok]=0 [panic]=0 [reset]=0 [report]=0 [hang]=0)
+declare -A count=([ok]=0 [panic]=0 [reset]=0 [report]=0 [hang]=0 [qemu]=0)
 REPORT='Kernel panic|BUG:|Oops|general protection fault|WARNING:|Call Trace:|UBSAN:|KASAN:'
 
 # classify DIR RC: how the boot in DIR ended.
@@ -62,6 +64,8 @@ classify()
 {
 	if [ "$2" = 124 ]; then
 		echo hang
+	elif [ "$2" != 0 ] && [ "$2" != 1 ] || [ ! -f "$1/console.log" ]; then
+		echo qemu
 	elif grep -q "Kernel panic" "$1/console.log"; then
 		echo panic
 	elif ! grep -qE "reboot: Power down|p2p-guest: done" "$1/console.log" &&
@@ -97,13 +101,14 @@ start=$(date +%s)
 for i in $(seq 1 "$boots"); do
 	dir=$out/boot-$i rc=0
 	"$P2P_TOP/qemu/boot.sh" "$topo" --dir "$dir" --timeout 120 \
-		--append "p2p.run=boot $append" >/dev/null 2>"$out/boot.err" || rc=$?
+		--append "p2p.run=boot $append" >/dev/null 2>"$dir.err" || rc=$?
 	kind=$(classify "$dir" "$rc")
 	count[$kind]=$(( ${count[$kind]} + 1 ))
 	line="boot $i: $kind $(cat "$dir/seconds" 2>/dev/null)s $(tr -d '\r' <"$dir/results.tap" 2>/dev/null | grep -E '^(booted|flipped) ' | xargs || true)"
 	echo "$line" >>"$out/boots.txt"
+	[ "$i" = 1 ] && cp "$dir/qemu.cmd" "$out/qemu.cmd" 2>/dev/null
 	if [ "$kind" = ok ]; then
-		rm -rf "$dir"
+		rm -rf "$dir" "$dir.err"
 	else
 		log "$label: $line (kept: $dir)"
 		"$P2P_TREE/scripts/decode_stacktrace.sh" "$P2P_OBJ/vmlinux" "$P2P_TREE" "$P2P_OBJ" \
@@ -112,6 +117,6 @@ for i in $(seq 1 "$boots"); do
 	fi
 	(( i % 10 == 0 )) && log "$label: $i/$boots boots, ${count[ok]} ok, $(( $(date +%s) - start ))s"
 done
-summary="$label: $boots boots of ${topo##*/}: ${count[ok]} ok, ${count[panic]} panic, ${count[reset]} reset, ${count[report]} report, ${count[hang]} hang ($(( $(date +%s) - start ))s)"
+summary="$label: $boots boots of ${topo##*/}: ${count[ok]} ok, ${count[panic]} panic, ${count[reset]} reset, ${count[report]} report, ${count[hang]} hang, ${count[qemu]} qemu error ($(( $(date +%s) - start ))s)"
 echo "$summary" | tee -a "$P2P_LOGS/boot-loop/summary.txt"
 [ "${count[ok]}" = "$boots" ]

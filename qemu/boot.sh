@@ -150,11 +150,14 @@ qemu=(qemu-system-x86_64 -machine "$QEMU_MACHINE" "${accel[@]}" -cpu "$QEMU_CPU"
 # P2P_QEMU_LOG=ITEMS: QEMU's own log (-d ITEMS) to qemu-debug.log, e.g.
 # cpu_reset,guest_errors: the CPU state at every reset, which is the only
 # trace a triple fault leaves.
-[ -n "${P2P_QEMU_LOG:-}" ] && qemu+=(-d "$P2P_QEMU_LOG" -D "$dir/qemu-debug.log")
+# QEMU has one log file (-D): with --trace too, both go to trace.log.
+[ -n "${P2P_QEMU_LOG:-}" ] && qemu+=(-d "$P2P_QEMU_LOG")
 if [ -n "$trace" ]; then
 	IFS=, read -ra events <<<"$trace"
 	for t in "${events[@]}"; do qemu+=(-trace "$t"); done
 	qemu+=(-D "$dir/trace.log")
+elif [ -n "${P2P_QEMU_LOG:-}" ]; then
+	qemu+=(-D "$dir/qemu-debug.log")
 fi
 printf '%q ' "${qemu[@]}" >"$dir/qemu.cmd"
 echo >>"$dir/qemu.cmd"

@@ -8,6 +8,11 @@
 #
 # A guest test that gives no result (the guest hung, panicked or QEMU failed)
 # counts as failed, and the reason is printed.
+#
+# P2P_KCONFIG=FILE (make test-distro): the .config of the kernel under test.
+# A guest test whose KERNEL_NEEDS options are not built in there, and the
+# KUnit suites where CONFIG_KUNIT is off, are not run: they are listed as
+# such, and counted neither passed nor failed.
 set -uo pipefail
 P2P_STEP=test
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -27,8 +32,9 @@ run_id=$(date +%Y%m%d-%H%M%S)
 rundir=$P2P_LOGS/runs/$run_id
 mkdir -p "$rundir"
 ln -sfn "runs/$run_id" "$P2P_LOGS/latest"
-passed=0 failed=0
+passed=0 failed=0 notrun=0
 declare -a ROWS
+[ -z "${P2P_KCONFIG:-}" ] || [ -f "$P2P_KCONFIG" ] || die "P2P_KCONFIG=$P2P_KCONFIG: no such file"
 
 # record RESULT NAME DESCRIPTION: one row of the report.
 record()
@@ -41,6 +47,26 @@ record()
 		ROWS+=("FAIL  $2  $3")
 	fi
 	printf '%-4s %s  %s\n' "$([ "$1" = ok ] && echo PASS || echo FAIL)" "$2" "$3"
+}
+
+# not_run NAME WHY: a row for a test this kernel cannot run.
+not_run()
+{
+	notrun=$((notrun + 1))
+	ROWS+=("SKIP  $1  not run: $2")
+	printf '%-4s %s  not run: %s\n' SKIP "$1" "$2"
+}
+
+# kernel_lacks OPTION...: the options that the kernel of P2P_KCONFIG has
+# neither built in nor as a module (none when it is unset: the test
+# kernels have them all).
+kernel_lacks()
+{
+	local opt
+	[ -n "${P2P_KCONFIG:-}" ] || return 0
+	for opt in "$@"; do
+		grep -qE "^$opt=[ym]\$" "$P2P_KCONFIG" || echo "$opt"
+	done
 }
 
 # header FIELD FILE: a FIELD="..." line of a test file.
@@ -135,13 +161,20 @@ fi
 
 # Guest tests, grouped into one boot per topology.
 if [ "$guest" = 1 ]; then
-	declare -A BY_TOPO
+	declare -A BY_TOPO SKIPPED
 	for t in "$P2P_TOP"/tests/guest/cases/*; do
 		name=$(basename "$t")
 		wanted "$name" || continue
 		[ -n "$(header DESCRIPTION "$t")" ] || die "$t has no DESCRIPTION line"
+		# shellcheck disable=SC2046
+		lacks=$(kernel_lacks $(header KERNEL_NEEDS "$t") | xargs)
 		for tp in $(header TOPOLOGIES "$t"); do
 			[ -z "$topos" ] || [[ ",$topos," == *",$tp,"* ]] || continue
+			if [ -n "$lacks" ]; then
+				not_run "$tp/$name" "the kernel lacks $lacks"
+				SKIPPED[$tp]=1
+				continue
+			fi
 			BY_TOPO[$tp]="${BY_TOPO[$tp]:-} $name"
 		done
 	done
@@ -150,7 +183,9 @@ if [ "$guest" = 1 ]; then
 		set -- ${BY_TOPO[$tp]}
 		log "booting topology '$tp' for $# test(s): $*"
 		bootopt=()
-		[ -n "$only" ] && bootopt=(--only "$(echo "$*" | tr ' ' ,)")
+		# The guest runs every test of its topology unless told which.
+		[ -n "$only" ] || [ -n "${SKIPPED[$tp]:-}" ] &&
+			bootopt=(--only "$(echo "$*" | tr ' ' ,)")
 		rc=0
 		"$P2P_TOP/qemu/boot.sh" "$tp" --dir "$rundir/$tp" \
 			--timeout "${P2P_TIMEOUT:-900}" "${bootopt[@]}" || rc=$?
@@ -163,15 +198,23 @@ if [ "$guest" = 1 ]; then
 		touch "$rundir/$tp/results.tap"
 		NORESULT=$why parse_tap "$tp" "$rundir/$tp/results.tap" kernel-boot "$@"
 		suites=$(sed -n 's/^KUNIT_SUITES="\(.*\)"$/\1/p' "$P2P_TOP/qemu/topologies/$tp")
-		# shellcheck disable=SC2086
-		[ -z "$suites" ] || parse_ktap "$tp" $suites
+		if [ -n "$suites" ] && [ -n "$(kernel_lacks CONFIG_KUNIT)" ]; then
+			for suite in $suites; do
+				not_run "$tp/kunit/$suite" "the kernel lacks CONFIG_KUNIT"
+			done
+		elif [ -n "$suites" ]; then
+			# shellcheck disable=SC2086
+			parse_ktap "$tp" $suites
+		fi
 	done
 fi
 
 {
 	printf '%s\n' "${ROWS[@]}"
+	[ "$notrun" -eq 0 ] || echo "$notrun not run (counted neither passed nor failed)"
 	echo "$passed passed, $failed failed"
 } >"$rundir/summary"
 log "logs: $rundir"
+[ "$notrun" -eq 0 ] || echo "$notrun not run (counted neither passed nor failed)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
