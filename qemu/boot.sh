@@ -47,7 +47,7 @@ tfile=$P2P_TOP/qemu/topologies/$topo
 # A path names a topology file of its own (qemu/boot-loop.sh derives some).
 case $topo in */*) tfile=$topo topo=$(basename "$topo") ;; esac
 [ -f "$tfile" ] || die "no topology '$topo' (known: $(ls "$P2P_TOP/qemu/topologies" | xargs))"
-QEMU_CPU=qemu64 QEMU_SMP=2 QEMU_MACHINE=q35 QEMU_APPEND="" QEMU_DRIVES="" QEMU_DEVICES=()
+QEMU_CPU=qemu64 QEMU_SMP=2 QEMU_MACHINE=q35 QEMU_APPEND="" QEMU_DRIVES="" QEMU_DEVICES=() QEMU_TCG_THREAD=""
 QEMU_ACPI_TABLES=()
 # shellcheck source=topologies/switch
 . "$tfile"
@@ -126,14 +126,14 @@ kvm_works()
 # removed, and the kernel oopses at a jump label or static call site being
 # patched (Documentation/testing.md, "Jump labels and the early-boot
 # panic"). KVM guests are not affected.
-accel=(-accel "tcg,thread=${P2P_TCG_THREAD:-single}")
+accel=(-accel "tcg,thread=${P2P_TCG_THREAD:-${QEMU_TCG_THREAD:-single}}")
 if [ "${P2P_KVM:-auto}" = no ]; then
-	log "KVM: not used (P2P_KVM=no); QEMU emulates the CPU (TCG, thread=${P2P_TCG_THREAD:-single})"
+	log "KVM: not used (P2P_KVM=no); QEMU emulates the CPU (TCG, thread=${P2P_TCG_THREAD:-${QEMU_TCG_THREAD:-single}})"
 elif kvm_works; then
 	accel=(-accel kvm)
 	log "KVM: used"
 else
-	log "KVM: not used ($KVM_WHY); QEMU emulates the CPU (TCG, thread=${P2P_TCG_THREAD:-single})"
+	log "KVM: not used ($KVM_WHY); QEMU emulates the CPU (TCG, thread=${P2P_TCG_THREAD:-${QEMU_TCG_THREAD:-single}})"
 fi
 
 cmdline="console=ttyS0 edd=off panic=-1 oops=panic loglevel=6 p2p.topology=$topo"
