@@ -11,8 +11,7 @@
 #           kernel report (BUG, Oops, WARNING, panic) on the console
 #   panic   the console has "Kernel panic"
 #   reset   the guest reset itself without a word (a triple fault: QEMU
-#           runs with -no-reboot, so it exits); run with
-#           P2P_QEMU_LOG=cpu_reset to have the CPUs' state at the reset
+#           runs with -no-reboot, so it exits)
 #   report  another kernel report, or the runner never spoke
 #   hang    killed at the timeout
 #   qemu    QEMU itself failed (boot.sh's status neither 0, 1 nor 124)
@@ -79,25 +78,8 @@ classify()
 	fi
 }
 
-# cpu_state_at_reset DIR: where each vCPU was at the last reset QEMU
-# logged (-d cpu_reset), as function and source line of vmlinux (such
-# runs boot with nokaslr, so that kernel addresses are vmlinux's).
-cpu_state_at_reset()
-{
-	local rip
-	echo "--- vCPU instruction pointers at the guest's last resets (qemu-debug.log):"
-	for rip in $(grep -oE 'RIP=[0-9a-f]+' "$1/qemu-debug.log" | tail -n 4 | cut -d= -f2); do
-		printf '%s ' "$rip"
-		case $rip in
-		ffffffff*) addr2line -fip -e "$P2P_OBJ/vmlinux" "0x$rip" 2>&1 ;;
-		*) echo "(not kernel text)" ;;
-		esac
-	done
-}
-
 log "$label: $boots boots of ${topo##*/}, kernel $P2P_OBJ, smp ${P2P_SMP:-default}, tcg thread ${P2P_TCG_THREAD:-single}"
 start=$(date +%s)
-[ -n "${P2P_QEMU_LOG:-}" ] && append="$append nokaslr"
 for i in $(seq 1 "$boots"); do
 	dir=$out/boot-$i rc=0
 	"$P2P_TOP/qemu/boot.sh" "$topo" --dir "$dir" --timeout 120 \
@@ -113,7 +95,6 @@ for i in $(seq 1 "$boots"); do
 		log "$label: $line (kept: $dir)"
 		"$P2P_TREE/scripts/decode_stacktrace.sh" "$P2P_OBJ/vmlinux" "$P2P_TREE" "$P2P_OBJ" \
 			<"$dir/console.log" >"$dir/decoded.txt" 2>&1 || true
-		[ -f "$dir/qemu-debug.log" ] && cpu_state_at_reset "$dir" >>"$dir/decoded.txt"
 	fi
 	(( i % 10 == 0 )) && log "$label: $i/$boots boots, ${count[ok]} ok, $(( $(date +%s) - start ))s"
 done
