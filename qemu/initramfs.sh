@@ -4,7 +4,8 @@
 # initramfs.sh: build the guest image of the kernel in $P2P_OBJ,
 # $P2P_OBJ/p2p-initramfs.cpio.gz, with the kernel's own usr/gen_init_cpio
 # from Debian packages installed on the host (busybox-static, nvme-cli,
-# iproute2's rdma and their shared libraries), the project's guest tests and
+# iproute2's rdma, mdadm, dmsetup and their shared libraries), the
+# project's guest tests and
 # test programs, and its test modules built against that kernel. It is
 # rebuilt only when one of its inputs changes.
 #
@@ -28,7 +29,7 @@ mkdir -p "$work/bin" "$modwork"
 [ -f "$P2P_OBJ/Module.symvers" ] || die "no kernel built in $P2P_OBJ; run 'make kernel'"
 
 # Host binaries copied in with their libraries. busybox provides the rest.
-HOST_BINS="/bin/busybox /usr/sbin/nvme /usr/bin/rdma"
+HOST_BINS="/bin/busybox /usr/sbin/nvme /usr/bin/rdma /usr/sbin/mdadm /usr/sbin/dmsetup"
 if [ -n "${P2P_GUEST_MODULES:-}" ]; then
 	[ -d "$P2P_GUEST_MODULES/lib/modules" ] || die "P2P_GUEST_MODULES=$P2P_GUEST_MODULES has no lib/modules/"
 	[ -f "${P2P_GUEST_MODPROBE:-}" ] || die "P2P_GUEST_MODULES needs P2P_GUEST_MODPROBE, a file of module names"

@@ -11,7 +11,7 @@ P2P_STEP=deps
 declare -A GROUP=(
 	[tree]="$LINUX_PACKAGE xz-utils git"
 	[build]="build-essential gawk flex bison bc libelf-dev libssl-dev cpio kmod ccache python3 dwarves linux-config-$LINUX_VERSION"
-	[guest]="qemu-system-x86 qemu-system-data busybox-static nvme-cli iproute2 acpica-tools"
+	[guest]="qemu-system-x86 qemu-system-data busybox-static nvme-cli iproute2 acpica-tools mdadm dmsetup"
 	[check]="sparse coccinelle"
 )
 

@@ -74,11 +74,18 @@ while read -r kind a b c; do
 	n=$((n + 1))
 done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SPEC")
 
-# Patches listed after the driver patches (fixes to the core made later):
-# applied as they are, so that the numbering matches the whole series.
-tail=()
+# The driver patches cocci/driver-series makes are the first run of
+# drivers/ patches after the core/ and dma-mapping/ ones. Patches listed
+# after that run (later fixes to the core, hand-written patches to block
+# stacking drivers) are applied as they are, so that the numbering matches
+# the whole series.
+ndrv=0
 for p in "${listed[@]:$nbase}"; do
-	[[ $p == drivers/* ]] && { [ ${#tail[@]} -eq 0 ] || die "series/series: $p after a later non-driver patch"; continue; }
+	[[ $p == drivers/* ]] || break
+	ndrv=$((ndrv + 1))
+done
+tail=()
+for p in "${listed[@]:$((nbase + ndrv))}"; do
 	git -C "$WT" am -q "$P2P_PATCHES/$p" || die "$p does not apply after the driver patches"
 	tail+=("$p")
 done
@@ -91,7 +98,9 @@ drivers=("${files[@]:$nbase:$n}")
 [ ${#drivers[@]} -eq "$n" ] || die "expected $n driver patches, got ${#drivers[@]}"
 
 if [ "$mode" = --write ]; then
-	rm -f "$P2P_PATCHES"/drivers/*.patch
+	for p in "${listed[@]:$nbase:$ndrv}"; do
+		rm -f "$P2P_PATCHES/$p"
+	done
 	# series/series: the header and the patches before the drivers, the
 	# drivers as generated, then the patches after them
 	awk '/^drivers\// { exit } { print }' "$P2P_SERIES" >"$out/series"
@@ -106,8 +115,7 @@ if [ "$mode" = --write ]; then
 fi
 
 rc=0 i=0
-for p in "${listed[@]:$nbase}"; do
-	[[ $p == drivers/* ]] || continue
+for p in "${listed[@]:$nbase:$ndrv}"; do
 	f=${drivers[$i]:-}
 	i=$((i + 1))
 	if [ -z "$f" ]; then

@@ -141,3 +141,147 @@ check_nvme_freeze_report()
 		"(&q->q_usage_counter(io)" "at: nvme_start_freeze" || return 0
 	echo "lockdep: nvme_start_freeze's q_usage_counter report, as on any 6.12 nvme sysfs reset"
 }
+
+# Stacked block devices (topology 'stacked').
+
+# stack_devs: set PROV, the PCI name of the CMB provider; M1 and M2, the
+# namespaces of the members below its switch; FAR, the namespace of the
+# member across the host bridge, which cannot reach the CMB.
+stack_devs()
+{
+	PROV=$(nvme_pci_of p2p-nvme0)
+	M1=$(nvme_ns "$(nvme_pci_of p2p-nvme1)")
+	M2=$(nvme_ns "$(nvme_pci_of p2p-nvme2)")
+	FAR=$(nvme_ns "$(nvme_pci_of p2p-far)")
+	echo "provider $PROV; members below its switch $M1 $M2; across the host bridge $FAR"
+	stack_clean
+}
+
+# stack_clean: stop the arrays and remove the device-mapper devices an
+# earlier test left behind (it failed half-way), so that this one starts
+# from free members.
+stack_clean()
+{
+	local md
+	for md in /sys/block/md*; do
+		[ -e "$md" ] || continue
+		echo "cleaning up /dev/${md##*/}, left by an earlier test"
+		mdadm --stop "/dev/${md##*/}" >/dev/null 2>&1
+	done
+	dmsetup remove_all --noudevsync 2>/dev/null
+	mdadm --zero-superblock "$M1" "$M2" "$FAR" /dev/nvme*n* 2>/dev/null
+	return 0
+}
+
+# md_wait_idle DEV: the array's resync, recovery or check ends within 120 s.
+md_wait_idle()
+{
+	local md=/sys/block/${1#/dev/}/md i=0
+	[ -e "$md/sync_action" ] || return 0	# RAID0: no redundancy to sync
+	while :; do
+		case $(cat "$md/sync_action") in
+		idle|frozen|none) return 0 ;;
+		esac
+		i=$((i + 1))
+		[ $i -gt 600 ] && fail "$1: $(cat "$md/sync_action") did not end in 120 s"
+		sleep 0.2
+	done
+}
+
+# md_create DEV LEVEL MDADM_OPTION... -- MEMBER...: a new array, its
+# initial resync done, so that its copies start out identical.
+md_create()
+{
+	local dev=$1 level=$2 opts=""
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts="$opts $1"
+		shift
+	done
+	shift
+	echo "+ mdadm --create $dev --level=$level$opts $*"
+	mdadm --create "$dev" --run --quiet --metadata=1.2 --level="$level" \
+		--raid-devices=$# $opts "$@" ||
+		fail "mdadm --create $dev --level=$level $* failed"
+	md_wait_idle "$dev"
+}
+
+# md_stop DEV MEMBER...: stop the array and wipe its members' superblocks.
+md_stop()
+{
+	local dev=$1
+	shift
+	mdadm --stop "$dev" >/dev/null || fail "mdadm --stop $dev failed"
+	mdadm --zero-superblock "$@" || fail "mdadm --zero-superblock $* failed"
+}
+
+# md_healthy DEV N: the array has N working members and none faulty.
+md_healthy()
+{
+	local md=/sys/block/${1#/dev/}/md d bad=""
+	for d in "$md"/dev-*; do
+		grep -q faulty "$d/state" && bad="$bad ${d##*/dev-}"
+	done
+	[ -z "$bad" ] || fail "$1: faulty members:$bad"
+	[ "$(cat "$md/degraded")" = 0 ] || fail "$1: degraded $(cat "$md/degraded")"
+	[ "$(cat "$md/raid_disks")" = "$2" ] ||
+		fail "$1: $(cat "$md/raid_disks") members, expected $2"
+}
+
+# md_check DEV: a check pass reads every copy and finds no mismatch.
+md_check()
+{
+	local md=/sys/block/${1#/dev/}/md
+	echo check >"$md/sync_action" || fail "$1: cannot start a check"
+	md_wait_idle "$1"
+	[ "$(cat "$md/mismatch_cnt")" = 0 ] ||
+		fail "$1: the check found $(cat "$md/mismatch_cnt") sectors that differ between copies"
+	echo "$1: check pass, copies identical"
+}
+
+# stack_copy DEV: copies within DEV through the provider's CMB and through
+# a RAM buffer, at 4 KiB and 16 MiB, every byte verified.
+stack_copy()
+{
+	local size
+	for size in 4K 16M; do
+		expect_copy_ok --provider "$PROV" --src "$1" --dst "$1" \
+			--size $size --dst-off 32M
+		expect_copy_ok --src "$1" --dst "$1" --size $size \
+			--src-off 16M --dst-off 48M
+	done
+}
+
+# copy_started OUT: wait (up to 60 s) until the p2pcopy writing to OUT in
+# the background has filled its ranges and started copying.
+copy_started()
+{
+	local i=0
+	until grep -q "^filled=yes" "$1"; do
+		i=$((i + 1))
+		[ $i -gt 300 ] && fail "p2pcopy did not start copying in 60 s: $(cat "$1")"
+		sleep 0.2
+	done
+}
+
+# p2p_back DEV: DEV takes P2P memory again within 10 s (md decides it
+# from a work item once a member has left).
+p2p_back()
+{
+	local i=0
+	until p2pcopy --provider "$PROV" --src "$1" --dst "$1" --size 4K \
+		--dst-off 32M >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -gt 50 ] && fail "$1 does not take P2P memory 10 s after the member left"
+		sleep 0.2
+	done
+}
+
+# expect_copy_refused ARGS...: p2pcopy fails with EREMOTEIO.
+expect_copy_refused()
+{
+	copy "$@" && fail "p2pcopy $* succeeded; it must be refused"
+	[ "$COPY_RC" -eq 3 ] || fail "p2pcopy exited $COPY_RC, expected an I/O error (3)"
+	[ "$(copy_value error)" = EREMOTEIO ] ||
+		fail "error $(copy_value error), expected EREMOTEIO"
+}

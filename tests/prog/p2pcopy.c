@@ -269,6 +269,9 @@ int main(int argc, char **argv)
 	if (o.fill) {
 		write_pattern(sfd, o.src, o.src_off, o.size, o.chunk, o.seed);
 		write_pattern(dfd, o.dst, o.dst_off, o.size, o.chunk, ~o.seed);
+		/* Tests that act during the copy wait for this line. */
+		printf("filled=yes\n");
+		fflush(stdout);
 	}
 
 	buf = o.provider ? p2p_buffer(o.provider, o.chunk) : ram_buffer(o.chunk);
