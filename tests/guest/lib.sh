@@ -173,19 +173,32 @@ stack_clean()
 	return 0
 }
 
-# md_wait_idle DEV: the array's resync, recovery or check ends within 120 s.
+# md_wait_idle DEV: the array's resync, recovery or check ends within 120 s
+# (one that md has yet to start, after a member was added, included).
 md_wait_idle()
 {
 	local md=/sys/block/${1#/dev/}/md i=0
 	[ -e "$md/sync_action" ] || return 0	# RAID0: no redundancy to sync
 	while :; do
 		case $(cat "$md/sync_action") in
-		idle|frozen|none) return 0 ;;
+		idle|frozen|none)
+			grep -A2 "^${1#/dev/} " /proc/mdstat |
+				grep -Eq "recovery|resync|reshape" || return 0 ;;
 		esac
 		i=$((i + 1))
 		[ $i -gt 600 ] && fail "$1: $(cat "$md/sync_action") did not end in 120 s"
 		sleep 0.2
 	done
+}
+
+# mp_head: the block device of the topology's NVMe multipath head.
+mp_head()
+{
+	local h
+	for h in /sys/class/nvme-subsystem/*/nvme*n*; do
+		[ -e "$h" ] && { echo "/dev/${h##*/}"; return; }
+	done
+	fail "no NVMe multipath head"
 }
 
 # md_create DEV LEVEL MDADM_OPTION... -- MEMBER...: a new array, its
