@@ -136,6 +136,23 @@ else
 	log "KVM: not used ($KVM_WHY); QEMU emulates the CPU (TCG, thread=${P2P_TCG_THREAD:-${QEMU_TCG_THREAD:-single}})"
 fi
 
+# Single-threaded TCG emits no host barrier for the guest's (its vCPUs
+# take turns in one thread), but QEMU's main loop, which runs the emulated
+# NVMe controllers, runs beside that thread on another host CPU. The
+# guest's NVMe shadow doorbell protocol (store the queue tail, mb(), load
+# the controller's event index) then races with the controller's (store
+# the event index, barrier, load the tail): both can miss the other's
+# store, the guest skips the doorbell write, and the queue stalls until an
+# I/O timeout resets the controller (seen once in CI, during a RAID10 copy).
+# On one host CPU the two never run at once, and a context switch orders
+# their memory accesses: QEMU is pinned to one (P2P_PIN_QEMU=no: not).
+pin=()
+if [ "${accel[1]}" != kvm ] && [[ ${accel[1]} == *thread=single* ]] &&
+   [ "${P2P_PIN_QEMU:-yes}" != no ]; then
+	pin=(taskset -c "$(taskset -cp $$ | sed 's/.*: //; s/[-,].*//')")
+	log "QEMU pinned to host CPU ${pin[2]} (single-threaded TCG: see boot.sh)"
+fi
+
 cmdline="console=ttyS0 edd=off panic=-1 oops=panic loglevel=6 p2p.topology=$topo"
 [ -n "$only" ] && cmdline="$cmdline p2p.only=$only"
 cmdline="$cmdline${QEMU_APPEND:+ $QEMU_APPEND}$append"
@@ -186,7 +203,7 @@ host_requests()
 mkfifo "$dir/req.in" "$dir/req.out" "$dir/mon.in" "$dir/mon.out"
 start=$(date +%s)
 rc=0
-timeout -k 10 "$timeout" "${qemu[@]}" >"$dir/qemu.out" 2>&1 &
+timeout -k 10 "$timeout" "${pin[@]}" "${qemu[@]}" >"$dir/qemu.out" 2>&1 &
 qpid=$!
 cat "$dir/mon.out" >"$dir/monitor.log" &
 mpid=$!

@@ -45,6 +45,20 @@ for src in "$P2P_TOP"/tests/prog/*.c; do
 			die "cannot build $src"
 	fi
 done
+# The kernel tree's P2PDMA query tool (tools/pci/p2pdma, added by the
+# series), built static by the tools Makefile with its output out of the
+# tree. A base tree has none: its guests run without it.
+rm -f "$work/bin/p2pdma"
+if [ -f "$P2P_TREE/tools/pci/p2pdma.c" ]; then
+	mkdir -p "$work/tools-pci"
+	make -s -C "$P2P_TREE/tools/pci" OUTPUT="$work/tools-pci/" \
+		CC=gcc LDFLAGS=-static "$work/tools-pci/p2pdma" \
+		>"$work/tools-pci/build.log" 2>&1 || {
+		cat "$work/tools-pci/build.log" >&2
+		die "cannot build tools/pci/p2pdma from $P2P_TREE"
+	}
+	cp "$work/tools-pci/p2pdma" "$work/bin/p2pdma"
+fi
 if [ ! -x "$work/gen_init_cpio" ] || [ "$P2P_TREE/usr/gen_init_cpio.c" -nt "$work/gen_init_cpio" ]; then
 	gcc -O2 -o "$work/gen_init_cpio" "$P2P_TREE/usr/gen_init_cpio.c"
 fi

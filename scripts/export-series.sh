@@ -17,7 +17,7 @@ P2P_STEP=export
 dir_for()
 {
 	case "$1" in
-	PCI*|"Documentation: PCI"*) echo core ;;
+	PCI*|"Documentation: PCI"*|"tools: PCI"*) echo core ;;
 	dma-*|dma:*|swiotlb*|iommu*) echo dma-mapping ;;
 	*) echo drivers ;;
 	esac
