@@ -11,6 +11,7 @@
 #   series noprovider  bench     RAM map+unmap, no provider registered
 #   base   noprovider  bench     the same without the series
 #   series switch      bench     RAM and P2P bus-address map+unmap (dma-direct)
+#   base   switch      bench     RAM map+unmap with the same providers registered
 #   series iommu-amd   bench     RAM and P2P map+unmap through intel-iommu
 #   series switch      bench-io  4 KiB O_DIRECT reads and a 64 MiB copy,
 #   base   switch      bench-io  into the CMB and into RAM
@@ -41,15 +42,16 @@ build()
 	P2P_TREE=$2 P2P_OBJ=${OBJ[$1]} P2P_FRAGMENTS=$frags "$P2P_TOP/qemu/initramfs.sh"
 }
 
-# run KERNEL TOPOLOGY PROGRAM: boot, run /tests/PROGRAM, and append each
-# numeric "key=value" it printed to $data/KERNEL-TOPOLOGY.key.
+# run KERNEL TOPOLOGY PROGRAM [ARGS]: boot with kernel parameters ARGS, run
+# /tests/PROGRAM, and append each numeric "key=value" it printed to
+# $data/KERNEL-TOPOLOGY.key.
 run()
 {
 	local dir=$out/run-$1-$2-$3 line
 
 	# kunit.enable=0: the KUnit suites register fake providers
 	P2P_OBJ=${OBJ[$1]} "$P2P_TOP/qemu/boot.sh" "$2" --dir "$dir" --timeout 900 \
-		--append "p2p.run=$3 kunit.enable=0" >/dev/null ||
+		--append "p2p.run=$3 kunit.enable=0${4:+ $4}" >/dev/null ||
 		die "$1 kernel, $2, $3: the guest did not finish; see $dir/console.log"
 	grep -q '^error=' "$dir/results.tap" &&
 		die "$1 kernel, $2, $3: $(grep -m1 '^error=' "$dir/results.tap")"
@@ -103,6 +105,14 @@ tables()
 		row "$m" "$r" "$p" "$(ratio "$p" "$r")"
 	done
 	echo
+	echo "DMA map+unmap of RAM pages, providers registered ('switch'), ns per pair"
+	row "mode" "base tree" "series" "series/base"
+	for m in page sg1 sg8 sg32; do
+		r=$(fig base-switch "bench_ps_ram_$m" 1000)
+		p=$(fig series-switch "bench_ps_ram_$m" 1000)
+		row "$m" "$r" "$p" "$(ratio "$p" "$r")"
+	done
+	echo
 	echo "4 KiB O_DIRECT reads, NVMe -> buffer ('switch'); base: scatterlist path, series: single segment"
 	row "buffer, figure" "base tree" "series" "series/base"
 	for b in p2p ram; do
@@ -137,11 +147,12 @@ rm -rf "$data"
 mkdir -p "$data"
 for ((b = 1; b <= boots; b++)); do
 	for r in "series noprovider bench" "base noprovider bench" "series switch bench" \
-		 "series iommu-amd bench" "series switch bench-io" "base switch bench-io"; do
+		 "base switch bench p2p.bench=ram" "series iommu-amd bench" \
+		 "series switch bench-io" "base switch bench-io"; do
 		# shellcheck disable=SC2086
 		run $r
 	done
-	log "round $b/$boots: RAM page $(fig series-noprovider bench_ps_ram_page 1000) ns with the series, $(fig base-noprovider bench_ps_ram_page 1000) ns without"
+	log "round $b/$boots: RAM page $(fig series-noprovider bench_ps_ram_page 1000) ns with the series, $(fig base-noprovider bench_ps_ram_page 1000) ns without; with providers $(fig series-switch bench_ps_ram_page 1000) ns and $(fig base-switch bench_ps_ram_page 1000) ns"
 done
 log "payload bytes through RAM: qemu/bypass.sh"
 P2P_OBJ=${OBJ[series]} P2P_BYPASS_DIR=$out/bypass "$P2P_TOP/qemu/bypass.sh" >"$out/bypass.txt" ||
