@@ -82,6 +82,22 @@ row()
 	printf '%-34s %12s %12s %9s\n' "$@"
 }
 
+# ram_table TOPOLOGY WHAT: RAM map+unmap, series against base tree, booted
+# in TOPOLOGY.
+ram_table()
+{
+	local m r p
+
+	echo
+	echo "DMA map+unmap of RAM pages, $2, ns per pair"
+	row "mode" "base tree" "series" "series/base"
+	for m in page sg1 sg8 sg32; do
+		r=$(fig "base-$1" "bench_ps_ram_$m" 1000)
+		p=$(fig "series-$1" "bench_ps_ram_$m" 1000)
+		row "$m" "$r" "$p" "$(ratio "$p" "$r")"
+	done
+}
+
 tables()
 {
 	local m r p
@@ -96,22 +112,8 @@ tables()
 				"$r" "$p" "$(ratio "$p" "$r")"
 		done
 	done
-	echo
-	echo "DMA map+unmap of RAM pages, no provider registered, ns per pair"
-	row "mode" "base tree" "series" "series/base"
-	for m in page sg1 sg8 sg32; do
-		r=$(fig base-noprovider "bench_ps_ram_$m" 1000)
-		p=$(fig series-noprovider "bench_ps_ram_$m" 1000)
-		row "$m" "$r" "$p" "$(ratio "$p" "$r")"
-	done
-	echo
-	echo "DMA map+unmap of RAM pages, providers registered ('switch'), ns per pair"
-	row "mode" "base tree" "series" "series/base"
-	for m in page sg1 sg8 sg32; do
-		r=$(fig base-switch "bench_ps_ram_$m" 1000)
-		p=$(fig series-switch "bench_ps_ram_$m" 1000)
-		row "$m" "$r" "$p" "$(ratio "$p" "$r")"
-	done
+	ram_table noprovider "no provider registered"
+	ram_table switch "providers registered ('switch')"
 	echo
 	echo "4 KiB O_DIRECT reads, NVMe -> buffer ('switch'); base: scatterlist path, series: single segment"
 	row "buffer, figure" "base tree" "series" "series/base"
