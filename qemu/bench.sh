@@ -13,8 +13,10 @@
 #   series switch      bench     RAM and P2P bus-address map+unmap (dma-direct)
 #   base   switch      bench     RAM map+unmap with the same providers registered
 #   series iommu-amd   bench     RAM and P2P map+unmap through intel-iommu
-#   series switch      bench-io  4 KiB O_DIRECT reads and a 64 MiB copy,
-#   base   switch      bench-io  into the CMB and into RAM
+#   series switch      bench-io  4 KiB O_DIRECT reads, fio 4 KiB random reads
+#   base   switch      bench-io  and writes, and a 64 MiB copy, CMB and RAM
+#   series windows     bench-windows  map+unmap with 1 to 64 P2P windows
+#                                (qemu/bench/windows, intel-iommu)
 #
 # and once qemu/bypass.sh (payload bytes through guest RAM). Prints the
 # tables, each figure the median over the rounds (and over the runs within
@@ -39,15 +41,17 @@ build()
 {
 	log "$1 kernel: $2"
 	P2P_TREE=$2 P2P_OBJ=${OBJ[$1]} P2P_FRAGMENTS=$frags "$P2P_TOP/qemu/kernel.sh"
-	P2P_TREE=$2 P2P_OBJ=${OBJ[$1]} P2P_FRAGMENTS=$frags "$P2P_TOP/qemu/initramfs.sh"
+	P2P_TREE=$2 P2P_OBJ=${OBJ[$1]} P2P_FRAGMENTS=$frags P2P_GUEST_BINS=/usr/bin/fio \
+		"$P2P_TOP/qemu/initramfs.sh"
 }
 
 # run KERNEL TOPOLOGY PROGRAM [ARGS]: boot with kernel parameters ARGS, run
 # /tests/PROGRAM, and append each numeric "key=value" it printed to
-# $data/KERNEL-TOPOLOGY.key.
+# $data/KERNEL-TOPOLOGY.key (TOPOLOGY: a name, or a topology file's path).
 run()
 {
-	local dir=$out/run-$1-$2-$3 line
+	local topo=${2##*/}
+	local dir=$out/run-$1-$topo-$3 line
 
 	# kunit.enable=0: the KUnit suites register fake providers
 	P2P_OBJ=${OBJ[$1]} "$P2P_TOP/qemu/boot.sh" "$2" --dir "$dir" --timeout 900 \
@@ -56,7 +60,7 @@ run()
 	grep -q '^error=' "$dir/results.tap" &&
 		die "$1 kernel, $2, $3: $(grep -m1 '^error=' "$dir/results.tap")"
 	while IFS='=' read -r k v; do
-		echo "$v" >>"$data/$1-$2.$k"
+		echo "$v" >>"$data/$1-$topo.$k"
 	done < <(tr -d '\r' <"$dir/results.tap" | grep -E '^[a-z0-9_]+=[0-9]+$')
 }
 
@@ -112,6 +116,17 @@ tables()
 				"$r" "$p" "$(ratio "$p" "$r")"
 		done
 	done
+	echo
+	echo "DMA map+unmap of one page against the number of P2P memory windows"
+	echo "(series kernel, intel-iommu: the unmap searches the windows), ns per pair"
+	row "windows registered" "RAM" "P2P" "P2P/P2P(1)"
+	for w in 1 4 16 64; do
+		r=$(fig series-windows "bench_ps_w${w}_ram_page" 1000)
+		p=$(fig series-windows "bench_ps_w${w}_p2p_page" 1000)
+		row "$(fig series-windows "windows_$w") ($w on ivshmem)" "$r" "$p" \
+			"$(ratio "$p" "$(fig series-windows bench_ps_w1_p2p_page 1000)")"
+	done
+	echo "(an empty out-of-line call and return, which each out-of-line step of a path pays: $(fig series-switch bench_ps_call 1000) ns)"
 	ram_table noprovider "no provider registered"
 	ram_table switch "providers registered ('switch')"
 	echo
@@ -122,6 +137,28 @@ tables()
 			r=$(fig base-switch "read_${b}_$k")
 			p=$(fig series-switch "read_${b}_$k")
 			row "$( [ $b = p2p ] && echo CMB || echo RAM), $k" "$r" "$p" "$(ratio "$p" "$r")"
+		done
+	done
+	echo
+	echo "fio, 4 KiB random O_DIRECT I/O at queue depth 1 (psync), NVMe <-> buffer ('switch')"
+	row "buffer, I/O, figure" "base tree" "series" "series/base"
+	for b in p2p ram; do
+		for rw in randread randwrite; do
+			for k in iops clat_p50_ns clat_p99_ns cpu_ns_per_io; do
+				r=$(fig base-switch "fio_${b}_${rw}_$k")
+				p=$(fig series-switch "fio_${b}_${rw}_$k")
+				row "$( [ $b = p2p ] && echo CMB || echo RAM), ${rw#rand}, $k" "$r" "$p" "$(ratio "$p" "$r")"
+			done
+		done
+	done
+	echo
+	echo "fio 4 KiB random reads: CMB buffer against RAM buffer, same boot"
+	row "kernel, figure" "RAM" "CMB" "CMB/RAM"
+	for k in series base; do
+		for f in iops cpu_ns_per_io; do
+			r=$(fig "$k-switch" "fio_ram_randread_$f")
+			p=$(fig "$k-switch" "fio_p2p_randread_$f")
+			row "$k, $f" "$r" "$p" "$(ratio "$p" "$r")"
 		done
 	done
 	echo
@@ -141,6 +178,7 @@ tables()
 	echo "(medians over $boots round(s); TCG emulation figures: only the ratios mean anything)"
 }
 
+"$P2P_TOP/scripts/deps.sh" pkg:fio
 build series "$P2P_TREE"
 base_worktree
 build base "$P2P_BASE_TREE"
@@ -150,7 +188,8 @@ mkdir -p "$data"
 for ((b = 1; b <= boots; b++)); do
 	for r in "series noprovider bench" "base noprovider bench" "series switch bench" \
 		 "base switch bench p2p.bench=ram" "series iommu-amd bench" \
-		 "series switch bench-io" "base switch bench-io"; do
+		 "series switch bench-io" "base switch bench-io" \
+		 "series $P2P_TOP/qemu/bench/windows bench-windows"; do
 		# shellcheck disable=SC2086
 		run $r
 	done

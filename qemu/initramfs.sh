@@ -9,6 +9,8 @@
 # test programs, and its test modules built against that kernel. It is
 # rebuilt only when one of its inputs changes.
 #
+# P2P_GUEST_BINS names more host binaries to copy in, with their libraries.
+#
 # For a kernel with modules (make test-distro), P2P_GUEST_MODULES names the
 # root of an installed kernel's module tree (the directory holding
 # lib/modules/RELEASE) and P2P_GUEST_MODPROBE a file of module names: the
@@ -30,6 +32,9 @@ mkdir -p "$work/bin" "$modwork"
 
 # Host binaries copied in with their libraries. busybox provides the rest.
 HOST_BINS="/bin/busybox /usr/sbin/nvme /usr/bin/rdma /usr/sbin/mdadm /usr/sbin/dmsetup"
+# More host binaries for one kind of image only: qemu/bench.sh adds fio,
+# whose libraries (about 60 of them) the test images do without.
+HOST_BINS="$HOST_BINS ${P2P_GUEST_BINS:-}"
 if [ -n "${P2P_GUEST_MODULES:-}" ]; then
 	[ -d "$P2P_GUEST_MODULES/lib/modules" ] || die "P2P_GUEST_MODULES=$P2P_GUEST_MODULES has no lib/modules/"
 	[ -f "${P2P_GUEST_MODPROBE:-}" ] || die "P2P_GUEST_MODULES needs P2P_GUEST_MODPROBE, a file of module names"
@@ -131,7 +136,7 @@ gen_list()
 	fi
 	entry /tests/run-guest "$P2P_TOP/tests/guest/run-guest" 755
 	entry /tests/lib.sh "$P2P_TOP/tests/guest/lib.sh" 644
-	for f in "$P2P_TOP"/tests/guest/cases/* "$P2P_TOP"/tests/guest/demo "$P2P_TOP"/tests/guest/bench "$P2P_TOP"/tests/guest/bench-io "$P2P_TOP"/tests/guest/bypass "$P2P_TOP"/tests/guest/bypass-raid0 "$P2P_TOP"/tests/guest/boot; do
+	for f in "$P2P_TOP"/tests/guest/cases/* "$P2P_TOP"/tests/guest/demo "$P2P_TOP"/tests/guest/bench "$P2P_TOP"/tests/guest/bench-io "$P2P_TOP"/tests/guest/bench-windows "$P2P_TOP"/tests/guest/bypass "$P2P_TOP"/tests/guest/bypass-raid0 "$P2P_TOP"/tests/guest/boot; do
 		[ -f "$f" ] || continue
 		case "$f" in */cases/*) g=/tests/cases/${f##*/} ;; *) g=/tests/${f##*/} ;; esac
 		entry "$g" "$f" 755

@@ -406,6 +406,28 @@ static int bench_page(struct device *dev, struct bench_buf *b, unsigned int n)
 	return 0;
 }
 
+/*
+ * The price of one function call and return, as a mapping path pays it
+ * for each out-of-line step: under TCG a return is an indirect jump,
+ * resolved through a lookup, and so are the kernel's return thunks.
+ */
+static noinline int bench_nop(int i)
+{
+	barrier();
+	return i;
+}
+
+/* bench_calls - @n calls of an empty out-of-line function. */
+static int bench_calls(unsigned int n)
+{
+	unsigned int i;
+	int sum = 0;
+
+	for (i = 0; i < n; i++)
+		sum += bench_nop(i);
+	return sum & 0;
+}
+
 /* bench_sg - @n dma_map_sgtable() + dma_unmap_sgtable() of all the pages. */
 static int bench_sg(struct device *dev, struct bench_buf *b, unsigned int n)
 {
@@ -455,6 +477,7 @@ static bool edu_is_bus_addr(struct pci_dev *provider, dma_addr_t addr,
  *   "N"                        one RAM page, dma_map_page()
  *   "ram|PROVIDER page N"      one page, dma_map_page()
  *   "ram|PROVIDER sgE N"       E pages (1 to 32) in a list, dma_map_sgtable()
+ *   "ram call N"               N calls of an empty function, for scale
  *
  * The pages of a list are one entry each (max_segment PAGE_SIZE), so that
  * RAM and P2P lists have the same E entries whatever their addresses.
@@ -484,7 +507,7 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 		sg = true;
 		if (kstrtouint(mode + 2, 10, &b.nents))
 			return -EINVAL;
-	} else if (strcmp(mode, "page")) {
+	} else if (strcmp(mode, "page") && strcmp(mode, "call")) {
 		return -EINVAL;
 	}
 	if (!n || n > 10000000 || !b.nents || b.nents > BENCH_MAX_ENTS)
@@ -498,7 +521,10 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	ret = bench_buf_alloc(&b);
 	if (!ret) {
 		start = ktime_get_ns();
-		ret = sg ? bench_sg(dev, &b, n) : bench_page(dev, &b, n);
+		if (!strcmp(mode, "call"))
+			ret = bench_calls(n);
+		else
+			ret = sg ? bench_sg(dev, &b, n) : bench_page(dev, &b, n);
 		ns = ktime_get_ns() - start;
 	}
 	bench_buf_free(&b);
@@ -740,13 +766,66 @@ static struct pci_driver p2p_edu_driver = {
 	.remove		= p2p_edu_remove,
 };
 
+/*
+ * For qemu/bench.sh's "windows" topology: bound to an ivshmem-plain
+ * device, register @windows windows of P2P memory of 2 MiB each (a memory
+ * hotplug subsection, the smallest window there can be) in its memory BAR,
+ * so that the DMA core's bus-address lookup can be timed against the
+ * number of windows. They go when the driver is unbound (devres).
+ */
+static unsigned int windows;
+module_param(windows, uint, 0444);
+MODULE_PARM_DESC(windows, "P2P memory windows of 2 MiB to register on an ivshmem device");
+
+#define WINDOWS_BAR	2
+
+static int p2p_windows_probe(struct pci_dev *pdev,
+			     const struct pci_device_id *id)
+{
+	unsigned int i;
+	int ret;
+
+	if (!windows)
+		return -ENODEV;
+	if ((u64)windows * SZ_2M > pci_resource_len(pdev, WINDOWS_BAR))
+		return -ENOSPC;
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	for (i = 0; i < windows; i++) {
+		ret = pci_p2pdma_add_resource(pdev, WINDOWS_BAR, SZ_2M,
+					      (u64)i * SZ_2M);
+		if (ret)
+			return ret;
+	}
+	pci_info(pdev, "%u P2P memory windows of 2 MiB\n", windows);
+	return 0;
+}
+
+static const struct pci_device_id p2p_windows_ids[] = {
+	{ PCI_DEVICE(PCI_VENDOR_ID_REDHAT_QUMRANET, 0x1110) },	/* ivshmem */
+	{ }
+};
+
+static struct pci_driver p2p_windows_driver = {
+	.name		= "p2p_edu_windows",
+	.id_table	= p2p_windows_ids,
+	.probe		= p2p_windows_probe,
+};
+
 static int __init p2p_edu_init(void)
 {
 	int ret;
 
 	p2p_edu_root = debugfs_create_dir("p2p_edu", NULL);
 	debugfs_create_file("find", 0600, p2p_edu_root, NULL, &find_fops);
+	ret = pci_register_driver(&p2p_windows_driver);
+	if (ret)
+		goto out;
 	ret = pci_register_driver(&p2p_edu_driver);
+	if (ret)
+		pci_unregister_driver(&p2p_windows_driver);
+out:
 	if (ret)
 		debugfs_remove_recursive(p2p_edu_root);
 	return ret;
@@ -756,6 +835,7 @@ module_init(p2p_edu_init);
 static void __exit p2p_edu_exit(void)
 {
 	pci_unregister_driver(&p2p_edu_driver);
+	pci_unregister_driver(&p2p_windows_driver);
 	debugfs_remove_recursive(p2p_edu_root);
 }
 module_exit(p2p_edu_exit);
