@@ -22,8 +22,9 @@
 #   make bisect    build every prefix of the series (incremental, about
 #                  a minute per patch; also a gate of 'make test')
 #   make bench     the benchmarks: map+unmap cost of P2P and RAM pages, the
-#                  series against the base tree, 4 KiB reads and copies into
-#                  P2P memory (qemu/bench.sh, two kernels of their own;
+#                  series against the base tree, the lookup against 1-64
+#                  windows, 4 KiB reads, fio and copies into P2P memory
+#                  (qemu/bench.sh, two kernels of their own;
 #                  emulation figures, not part of 'make test')
 #   make deb       Debian packages (linux-image, linux-headers) of the
 #                  series with Debian's own config, trimmed by localmodconfig
