@@ -86,34 +86,41 @@ row()
 	printf '%-34s %12s %12s %9s\n' "$@"
 }
 
+# pair_row LABEL RUN_A KEY_A RUN_B KEY_B [DIV]: a row of figure A, figure B
+# and B/A, each divided by DIV.
+pair_row()
+{
+	local a b
+
+	a=$(fig "$2" "$3" "${6:-1}")
+	b=$(fig "$4" "$5" "${6:-1}")
+	row "$1" "$a" "$b" "$(ratio "$b" "$a")"
+}
+
 # ram_table TOPOLOGY WHAT: RAM map+unmap, series against base tree, booted
 # in TOPOLOGY.
 ram_table()
 {
-	local m r p
+	local m
 
 	echo
 	echo "DMA map+unmap of RAM pages, $2, ns per pair"
 	row "mode" "base tree" "series" "series/base"
 	for m in page sg1 sg8 sg32; do
-		r=$(fig "base-$1" "bench_ps_ram_$m" 1000)
-		p=$(fig "series-$1" "bench_ps_ram_$m" 1000)
-		row "$m" "$r" "$p" "$(ratio "$p" "$r")"
+		pair_row "$m" "base-$1" "bench_ps_ram_$m" "series-$1" "bench_ps_ram_$m" 1000
 	done
 }
 
 tables()
 {
-	local m r p
+	local m r p w
 
 	echo "DMA map+unmap of P2P pages against RAM pages, ns per pair (series kernel)"
 	row "path, mode" "RAM" "P2P" "P2P/RAM"
 	for t in switch iommu-amd; do
 		for m in page sg1 sg8 sg32; do
-			r=$(fig "series-$t" "bench_ps_ram_$m" 1000)
-			p=$(fig "series-$t" "bench_ps_p2p_$m" 1000)
-			row "$( [ $t = switch ] && echo "dma-direct, bus address" || echo "intel-iommu, host bridge"), $m" \
-				"$r" "$p" "$(ratio "$p" "$r")"
+			pair_row "$( [ $t = switch ] && echo "dma-direct, bus address" || echo "intel-iommu, host bridge"), $m" \
+				"series-$t" "bench_ps_ram_$m" "series-$t" "bench_ps_p2p_$m" 1000
 		done
 	done
 	echo
@@ -134,9 +141,8 @@ tables()
 	row "buffer, figure" "base tree" "series" "series/base"
 	for b in p2p ram; do
 		for k in lat_median_ns iops cpu_ns_per_read; do
-			r=$(fig base-switch "read_${b}_$k")
-			p=$(fig series-switch "read_${b}_$k")
-			row "$( [ $b = p2p ] && echo CMB || echo RAM), $k" "$r" "$p" "$(ratio "$p" "$r")"
+			pair_row "$( [ $b = p2p ] && echo CMB || echo RAM), $k" \
+				base-switch "read_${b}_$k" series-switch "read_${b}_$k"
 		done
 	done
 	echo
@@ -145,9 +151,8 @@ tables()
 	for b in p2p ram; do
 		for rw in randread randwrite; do
 			for k in iops clat_p50_ns clat_p99_ns cpu_ns_per_io; do
-				r=$(fig base-switch "fio_${b}_${rw}_$k")
-				p=$(fig series-switch "fio_${b}_${rw}_$k")
-				row "$( [ $b = p2p ] && echo CMB || echo RAM), ${rw#rand}, $k" "$r" "$p" "$(ratio "$p" "$r")"
+				pair_row "$( [ $b = p2p ] && echo CMB || echo RAM), ${rw#rand}, $k" \
+					base-switch "fio_${b}_${rw}_$k" series-switch "fio_${b}_${rw}_$k"
 			done
 		done
 	done
@@ -156,9 +161,7 @@ tables()
 	row "kernel, figure" "RAM" "CMB" "CMB/RAM"
 	for k in series base; do
 		for f in iops cpu_ns_per_io; do
-			r=$(fig "$k-switch" "fio_ram_randread_$f")
-			p=$(fig "$k-switch" "fio_p2p_randread_$f")
-			row "$k, $f" "$r" "$p" "$(ratio "$p" "$r")"
+			pair_row "$k, $f" "$k-switch" "fio_ram_randread_$f" "$k-switch" "fio_p2p_randread_$f"
 		done
 	done
 	echo
@@ -166,9 +169,7 @@ tables()
 	row "kernel, figure" "RAM buffer" "CMB buffer" "CMB/RAM"
 	for k in series base; do
 		for f in copy_ms copy_cpu_ms; do
-			r=$(fig "$k-switch" "copy_ram_$f")
-			p=$(fig "$k-switch" "copy_p2p_$f")
-			row "$k, $f" "$r" "$p" "$(ratio "$p" "$r")"
+			pair_row "$k, $f" "$k-switch" "copy_ram_$f" "$k-switch" "copy_p2p_$f"
 		done
 	done
 	echo

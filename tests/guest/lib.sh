@@ -102,6 +102,16 @@ load_p2p_edu()
 		fail "cannot load p2p_edu.ko"
 }
 
+# edu_bench EDU CMD KEY: one run of p2p_edu's bench file for device EDU
+# (CMD as the file takes it: "SRC MODE N"); prints KEY=<ps per pair>.
+# Returns non-zero if the run failed.
+edu_bench()
+{
+	dmesg -c >/dev/null
+	echo "$2" >"/sys/kernel/debug/p2p_edu/$1/bench" || return 1
+	dmesg | sed -n "s/.*bench: .*, \([0-9]*\) ps each.*/$3=\1/p"
+}
+
 # known_report LOG HEADLINE WANT...: LOG holds at most one report starting
 # with HEADLINE, and if it does, that report is a known one of the base
 # kernel: every WANT (a grep pattern) is in LOG and P2PDMA is not. Returns
