@@ -38,11 +38,35 @@
  * pci_p2pmem_find_many(), for the provider closest to all of those clients;
  * reading it gives the answer ("none" when there is none).
  *
+ * Writing "PCI-NAME BITS" to /sys/kernel/debug/p2p_edu/dma_mask sets the DMA
+ * mask of any PCI device, as a driver of a device with fewer address bits
+ * would. The tests give an NVMe member of an array a mask that its peer's
+ * CMB lies beyond: a mapping the DMA core refuses although the pair's
+ * decision is a bus address.
+ *
+ * Writing "PROVIDER BLOCKDEV LENGTH MSECS" to /sys/kernel/debug/p2p_edu/bio
+ * writes LENGTH bytes of the provider's P2P memory, allocated by the
+ * kernel (as nvmet allocates its p2pmem buffers, not held by any process),
+ * to the start of BLOCKDEV, one bio at a time, for MSECS milliseconds;
+ * reading it gives the outcome as "writes=N ok=N refused=N again=N
+ * error=N last=ERRNO". The tests reset the provider meanwhile: a fenced
+ * provider's memory that user space does not hold is refused by the DMA
+ * mapping.
+ *
+ * When an IOMMU translates edu's DMA, each transfer also logs the IOMMU
+ * protection that the IOMMU driver was asked to map the provider's BAR
+ * with ("IOMMU prot 0x.. (MMIO)"): while a transfer runs, edu's domain takes
+ * its mappings through prot_map_pages(), which notes the prot of those in
+ * the BAR and hands the call on.
+ *
  * QEMU's edu must be given dma_mask=0xffffffffffffffff: its default 28-bit
  * mask cannot reach a BAR.
  */
+#include <linux/bio.h>
+#include <linux/blkdev.h>
 #include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
+#include <linux/fs.h>
 #include <linux/io.h>
 #include <linux/iommu.h>
 #include <linux/iopoll.h>
@@ -69,6 +93,8 @@
 #define EDU_MAX_TRANSFER	(4096 - 2)
 #define EDU_DMA_TIMEOUT_US	(5 * USEC_PER_SEC)
 #define BENCH_MAX_ENTS		32
+/* the BAR of QEMU's NVMe that holds its CMB */
+#define P2P_BAR			2
 
 /* fill_pattern() seeds of the data a transfer moves in each direction */
 #define SEED_TO_P2P		0x11
@@ -154,6 +180,66 @@ static const char *iommu_phys_str(struct p2p_edu *edu, dma_addr_t addr,
 	phys = iommu_iova_to_phys(domain, addr);
 	snprintf(buf, size, " -> phys %pa", &phys);
 	return buf;
+}
+
+/*
+ * The IOMMU protection of the mappings of a provider's BAR during one
+ * transfer: edu's domain gets a copy of its ops whose map_pages() notes the
+ * prot of every mapping inside [prot_bar_lo, prot_bar_hi]. Transfers are
+ * serialised by prot_lock, and the domain's own ops are back before it is
+ * dropped.
+ */
+static DEFINE_MUTEX(prot_lock);
+static const struct iommu_domain_ops *prot_orig_ops;
+static struct iommu_domain_ops prot_ops;
+static phys_addr_t prot_bar_lo, prot_bar_hi;
+static int prot_bar_seen, prot_bar_maps;
+
+static int prot_map_pages(struct iommu_domain *domain, unsigned long iova,
+			  phys_addr_t paddr, size_t pgsize, size_t pgcount,
+			  int prot, gfp_t gfp, size_t *mapped)
+{
+	if (paddr >= prot_bar_lo && paddr <= prot_bar_hi) {
+		prot_bar_seen |= prot;
+		prot_bar_maps++;
+	}
+	return prot_orig_ops->map_pages(domain, iova, paddr, pgsize, pgcount,
+					prot, gfp, mapped);
+}
+
+/* prot_watch_start - watch edu's mappings of @provider's BAR @bar. */
+static struct iommu_domain *prot_watch_start(struct p2p_edu *edu,
+					     struct pci_dev *provider, int bar)
+{
+	struct iommu_domain *domain = iommu_get_domain_for_dev(&edu->pdev->dev);
+
+	if (!domain || !(domain->type & __IOMMU_DOMAIN_PAGING) ||
+	    !domain->ops->map_pages)
+		return NULL;
+	mutex_lock(&prot_lock);
+	prot_bar_lo = pci_resource_start(provider, bar);
+	prot_bar_hi = pci_resource_end(provider, bar);
+	prot_bar_seen = 0;
+	prot_bar_maps = 0;
+	prot_orig_ops = domain->ops;
+	prot_ops = *domain->ops;
+	prot_ops.map_pages = prot_map_pages;
+	WRITE_ONCE(domain->ops, &prot_ops);
+	return domain;
+}
+
+/* prot_watch_stop - give @domain its ops back and log what was seen. */
+static void prot_watch_stop(struct p2p_edu *edu, struct iommu_domain *domain,
+			    const char *mode)
+{
+	if (!domain)
+		return;
+	WRITE_ONCE(domain->ops, prot_orig_ops);
+	if (prot_bar_maps)
+		pci_info(edu->pdev, "%s: %d IOMMU mappings of the provider's BAR, IOMMU prot %#x (%s)\n",
+			 mode, prot_bar_maps, prot_bar_seen,
+			 prot_bar_seen & IOMMU_MMIO ? "MMIO" : "not MMIO");
+	mutex_unlock(&prot_lock);
 }
 
 /* ram_dma - move @len bytes between a RAM buffer and the edu buffer. */
@@ -321,6 +407,7 @@ static ssize_t transfer_write(struct file *file, const char __user *ubuf,
 {
 	struct p2p_edu *edu = file_inode(file)->i_private;
 	char buf[64], mode[8], name[32];
+	struct iommu_domain *domain;
 	struct pci_dev *provider;
 	size_t len;
 	int ret;
@@ -338,7 +425,9 @@ static ssize_t transfer_write(struct file *file, const char __user *ubuf,
 		return -ENODEV;
 
 	mutex_lock(&edu->lock);
+	domain = prot_watch_start(edu, provider, P2P_BAR);
 	ret = run_transfer(edu, !strcmp(mode, "sg"), provider, len);
+	prot_watch_stop(edu, domain, mode);
 	mutex_unlock(&edu->lock);
 	pci_info(edu->pdev, "%s transfer of %zu bytes with P2P memory of %s: %s (%d)\n",
 		 mode, len, name, ret ? "failed" : "verified", ret);
@@ -713,6 +802,151 @@ static const struct file_operations transfer_fops = {
 	.write	= transfer_write,
 };
 
+/*
+ * dma_mask_write - "PCI-NAME BITS": set the DMA mask of a PCI device, as
+ * the driver of a device with BITS address bits would (1 to 64).
+ */
+static ssize_t dma_mask_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	struct pci_dev *pdev;
+	char buf[64], name[32];
+	unsigned int bits;
+	int ret;
+
+	ret = user_cmd(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
+	if (sscanf(buf, "%31s %u", name, &bits) != 2 || !bits || bits > 64)
+		return -EINVAL;
+	pdev = find_provider(name);
+	if (!pdev)
+		return -ENODEV;
+	ret = dma_set_mask(&pdev->dev, DMA_BIT_MASK(bits));
+	if (!ret)
+		pci_info(pdev, "p2p_edu: DMA mask set to %u bits\n", bits);
+	pci_dev_put(pdev);
+	return ret ? ret : count;
+}
+
+static const struct file_operations dma_mask_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= dma_mask_write,
+};
+
+/* The outcome of the last run of the bio file. */
+static DEFINE_MUTEX(bio_lock);
+static struct {
+	unsigned int writes, ok, refused, again, error;
+	int last;
+} bio_result;
+
+/* bio_write_p2p - one write of @len bytes at @p2p to the start of @bdev. */
+static int bio_write_p2p(struct block_device *bdev, void *p2p, size_t len)
+{
+	unsigned int i, nr = len >> PAGE_SHIFT;
+	struct bio *bio;
+	int ret;
+
+	bio = bio_alloc(bdev, nr, REQ_OP_WRITE | REQ_SYNC, GFP_KERNEL);
+	for (i = 0; i < nr; i++)
+		__bio_add_page(bio, virt_to_page(p2p + i * PAGE_SIZE),
+			       PAGE_SIZE, 0);
+	bio->bi_iter.bi_sector = 0;
+	ret = submit_bio_wait(bio);
+	bio_put(bio);
+	return ret;
+}
+
+static void bio_count(int ret)
+{
+	bio_result.writes++;
+	bio_result.last = ret;
+	if (!ret)
+		bio_result.ok++;
+	else if (ret == -EREMOTEIO)
+		bio_result.refused++;
+	else if (ret == -EAGAIN)
+		bio_result.again++;
+	else
+		bio_result.error++;
+}
+
+static ssize_t bio_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	char buf[128], name[32], path[64];
+	unsigned int msecs;
+	struct pci_dev *provider;
+	struct file *bdev_file;
+	ktime_t deadline;
+	size_t len;
+	void *p2p;
+	int ret;
+
+	ret = user_cmd(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
+	if (sscanf(buf, "%31s %63s %zu %u", name, path, &len, &msecs) != 4 ||
+	    !len || len % PAGE_SIZE || len > BIO_MAX_VECS * PAGE_SIZE ||
+	    !msecs || msecs > 60 * MSEC_PER_SEC)
+		return -EINVAL;
+	provider = find_provider(name);
+	if (!provider)
+		return -ENODEV;
+	bdev_file = bdev_file_open_by_path(path, BLK_OPEN_READ | BLK_OPEN_WRITE,
+					   NULL, NULL);
+	if (IS_ERR(bdev_file)) {
+		ret = PTR_ERR(bdev_file);
+		goto put_provider;
+	}
+	p2p = pci_alloc_p2pmem(provider, len);
+	if (!p2p) {
+		ret = -ENOMEM;
+		goto close;
+	}
+	fill_pattern(p2p, len, SEED_TO_P2P);
+
+	mutex_lock(&bio_lock);
+	memset(&bio_result, 0, sizeof(bio_result));
+	deadline = ktime_add_ms(ktime_get(), msecs);
+	while (ktime_before(ktime_get(), deadline)) {
+		bio_count(bio_write_p2p(file_bdev(bdev_file), p2p, len));
+		cond_resched();
+	}
+	mutex_unlock(&bio_lock);
+	pci_free_p2pmem(provider, p2p, len);
+	ret = 0;
+close:
+	fput(bdev_file);
+put_provider:
+	pci_dev_put(provider);
+	return ret ? ret : count;
+}
+
+static ssize_t bio_read(struct file *file, char __user *ubuf, size_t count,
+			loff_t *ppos)
+{
+	char buf[128];
+	int n;
+
+	mutex_lock(&bio_lock);
+	n = scnprintf(buf, sizeof(buf),
+		      "writes=%u ok=%u refused=%u again=%u error=%u last=%d\n",
+		      bio_result.writes, bio_result.ok, bio_result.refused,
+		      bio_result.again, bio_result.error, bio_result.last);
+	mutex_unlock(&bio_lock);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, n);
+}
+
+static const struct file_operations bio_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= bio_read,
+	.write	= bio_write,
+};
+
 static int p2p_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct p2p_edu *edu;
@@ -819,6 +1053,9 @@ static int __init p2p_edu_init(void)
 
 	p2p_edu_root = debugfs_create_dir("p2p_edu", NULL);
 	debugfs_create_file("find", 0600, p2p_edu_root, NULL, &find_fops);
+	debugfs_create_file("dma_mask", 0200, p2p_edu_root, NULL,
+			    &dma_mask_fops);
+	debugfs_create_file("bio", 0600, p2p_edu_root, NULL, &bio_fops);
 	ret = pci_register_driver(&p2p_windows_driver);
 	if (ret)
 		goto out;
