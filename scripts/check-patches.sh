@@ -22,7 +22,7 @@ EXCEPTIONS=$P2P_TOP/series/checkpatch-exceptions
 [ -x "$P2P_TREE/scripts/checkpatch.pl" ] || die "no kernel tree at $P2P_TREE; run 'make prepare'"
 
 # The prefixes the subsystems' own logs use.
-PREFIXES='PCI/P2PDMA|tools: PCI|dma-mapping|dma-direct|iommu/dma|nvme-pci|nvme|nvme-multipath|nvmet|nvmet-rdma|RDMA/rw|RDMA/core|block|md|md/raid0|md/raid1|md/raid10|dm'
+PREFIXES='PCI/P2PDMA|tools: PCI|dma-mapping|dma-direct|iommu/dma|nvme-pci|nvme|nvme-multipath|nvmet|nvmet-rdma|RDMA/rw|RDMA/core|block|md|md/raid0|md/raid1|md/raid10|md/raid5|dm'
 
 # exceptions PATCH: the checkpatch types allowed for PATCH, comma separated.
 exceptions()

@@ -53,6 +53,13 @@
  * provider's memory that user space does not hold is refused by the DMA
  * mapping.
  *
+ * Writing "PROVIDER BLOCKDEV" to /sys/kernel/debug/p2p_edu/merge writes one
+ * page of RAM and one page of the provider's P2P memory to adjacent
+ * sectors of BLOCKDEV, as two bios under one plug, so that the block layer
+ * may merge them into one request, first RAM then P2P memory and then the
+ * other way round; reading it gives each bio's outcome, "ram_first: ram=E
+ * p2p=E p2p_first: p2p=E ram=E" (errnos, 0 for success).
+ *
  * When an IOMMU translates edu's DMA, each transfer also logs the IOMMU
  * protection that the IOMMU driver was asked to map the provider's BAR
  * with ("IOMMU prot 0x.. (MMIO)"): while a transfer runs, edu's domain takes
@@ -947,6 +954,129 @@ static const struct file_operations bio_fops = {
 	.write	= bio_write,
 };
 
+/* One bio of a merge run and its outcome. */
+struct merge_io {
+	struct completion done;
+	int err;
+};
+
+static void merge_end_io(struct bio *bio)
+{
+	struct merge_io *io = bio->bi_private;
+
+	io->err = blk_status_to_errno(bio->bi_status);
+	bio_put(bio);
+	complete(&io->done);
+}
+
+static void merge_submit(struct block_device *bdev, struct page *page,
+			 sector_t sector, struct merge_io *io)
+{
+	struct bio *bio = bio_alloc(bdev, 1, REQ_OP_WRITE, GFP_KERNEL);
+
+	init_completion(&io->done);
+	__bio_add_page(bio, page, PAGE_SIZE, 0);
+	bio->bi_iter.bi_sector = sector;
+	bio->bi_private = io;
+	bio->bi_end_io = merge_end_io;
+	submit_bio(bio);
+}
+
+/*
+ * Two adjacent writes of @first and @second at @sector under one plug:
+ * the second may be merged into the request of the first.
+ */
+static void merge_pair(struct block_device *bdev, struct page *first,
+		       struct page *second, sector_t sector,
+		       struct merge_io io[2])
+{
+	struct blk_plug plug;
+
+	blk_start_plug(&plug);
+	merge_submit(bdev, first, sector, &io[0]);
+	merge_submit(bdev, second, sector + (PAGE_SIZE >> SECTOR_SHIFT),
+		     &io[1]);
+	blk_finish_plug(&plug);
+	wait_for_completion(&io[0].done);
+	wait_for_completion(&io[1].done);
+}
+
+static DEFINE_MUTEX(merge_lock);
+static char merge_result[96] = "none";
+
+static ssize_t merge_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	struct merge_io ram_first[2], p2p_first[2];
+	char buf[128], name[32], path[64];
+	struct pci_dev *provider;
+	struct file *bdev_file;
+	struct page *ram;
+	void *p2p;
+	int ret;
+
+	ret = user_cmd(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
+	if (sscanf(buf, "%31s %63s", name, path) != 2)
+		return -EINVAL;
+	provider = find_provider(name);
+	if (!provider)
+		return -ENODEV;
+	bdev_file = bdev_file_open_by_path(path, BLK_OPEN_READ | BLK_OPEN_WRITE,
+					   NULL, NULL);
+	if (IS_ERR(bdev_file)) {
+		ret = PTR_ERR(bdev_file);
+		goto put_provider;
+	}
+	ram = alloc_page(GFP_KERNEL);
+	p2p = pci_alloc_p2pmem(provider, PAGE_SIZE);
+	if (!ram || !p2p) {
+		ret = -ENOMEM;
+		goto free;
+	}
+	fill_pattern(page_address(ram), PAGE_SIZE, SEED_TO_P2P);
+	fill_pattern(p2p, PAGE_SIZE, SEED_FROM_P2P);
+
+	merge_pair(file_bdev(bdev_file), ram, virt_to_page(p2p), 0, ram_first);
+	merge_pair(file_bdev(bdev_file), virt_to_page(p2p), ram, 16,
+		   p2p_first);
+	mutex_lock(&merge_lock);
+	snprintf(merge_result, sizeof(merge_result),
+		 "ram_first: ram=%d p2p=%d p2p_first: p2p=%d ram=%d\n",
+		 ram_first[0].err, ram_first[1].err, p2p_first[0].err,
+		 p2p_first[1].err);
+	mutex_unlock(&merge_lock);
+free:
+	if (p2p)
+		pci_free_p2pmem(provider, p2p, PAGE_SIZE);
+	if (ram)
+		__free_page(ram);
+	fput(bdev_file);
+put_provider:
+	pci_dev_put(provider);
+	return ret ? ret : count;
+}
+
+static ssize_t merge_read(struct file *file, char __user *ubuf, size_t count,
+			  loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&merge_lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, merge_result,
+				      strlen(merge_result));
+	mutex_unlock(&merge_lock);
+	return ret;
+}
+
+static const struct file_operations merge_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= merge_read,
+	.write	= merge_write,
+};
+
 static int p2p_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct p2p_edu *edu;
@@ -1056,6 +1186,7 @@ static int __init p2p_edu_init(void)
 	debugfs_create_file("dma_mask", 0200, p2p_edu_root, NULL,
 			    &dma_mask_fops);
 	debugfs_create_file("bio", 0600, p2p_edu_root, NULL, &bio_fops);
+	debugfs_create_file("merge", 0600, p2p_edu_root, NULL, &merge_fops);
 	ret = pci_register_driver(&p2p_windows_driver);
 	if (ret)
 		goto out;
