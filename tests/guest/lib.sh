@@ -201,14 +201,21 @@ md_wait_idle()
 	done
 }
 
-# mp_head: the block device of the topology's NVMe multipath head.
+# mp_head [NQN]: the block device of the topology's NVMe multipath head,
+# that of subsystem NQN (default: the head whose paths all reach the CMB).
 mp_head()
 {
-	local h
-	for h in /sys/class/nvme-subsystem/*/nvme*n*; do
-		[ -e "$h" ] && { echo "/dev/${h##*/}"; return; }
+	local nqn=${1:-nqn.2026-12.invalid.p2pdma:mp} s h
+	for s in /sys/class/nvme-subsystem/*; do
+		case $(cat "$s/subsysnqn" 2>/dev/null) in
+		*"$nqn") ;;	# QEMU puts its own prefix before the NQN
+		*) continue ;;
+		esac
+		for h in "$s"/nvme*n*; do
+			[ -e "$h" ] && { echo "/dev/${h##*/}"; return; }
+		done
 	done
-	fail "no NVMe multipath head"
+	fail "no NVMe multipath head of $nqn"
 }
 
 # md_create DEV LEVEL MDADM_OPTION... -- MEMBER...: a new array, its
