@@ -152,6 +152,33 @@ check_nvme_freeze_report()
 	echo "lockdep: nvme_start_freeze's q_usage_counter report, as on any 6.12 nvme sysfs reset"
 }
 
+# nvme_ctrl_of PCI: the name of the NVMe controller of a PCI function.
+nvme_ctrl_of()
+{
+	basename "$(ls -d /sys/bus/pci/devices/"$1"/nvme/nvme* | head -n 1)"
+}
+
+# nvme_wait_live CTRL: the controller is live again within 30 s.
+nvme_wait_live()
+{
+	local i=0
+	while [ "$(cat /sys/class/nvme/$1/state)" != live ]; do
+		i=$((i + 1))
+		[ $i -gt 150 ] && fail "$1 not live 30 s after a reset: $(cat /sys/class/nvme/$1/state)"
+		sleep 0.2
+	done
+}
+
+# sysfs_reset PCI [FILE]: write 1 to the device's sysfs FILE (default
+# 'reset'): 0 the reset ran, 1 it was refused with EBUSY; fails on any
+# other error.
+sysfs_reset()
+{
+	echo 1 2>/tmp/reset.err >"/sys/bus/pci/devices/$1/${2:-reset}" && return 0
+	grep -q "busy" /tmp/reset.err || fail "${2:-reset} of $1: $(cat /tmp/reset.err)"
+	return 1
+}
+
 # Stacked block devices (topology 'stacked').
 
 # stack_devs: set PROV, the PCI name of the CMB provider; M1 and M2, the
@@ -267,6 +294,52 @@ md_check()
 	[ "$(cat "$md/mismatch_cnt")" = 0 ] ||
 		fail "$1: the check found $(cat "$md/mismatch_cnt") sectors that differ between copies"
 	echo "$1: check pass, copies identical"
+}
+
+# md_no_damage DEV N: N working members, all In_sync, none with bad blocks
+# or a write error on record, none faulty or wanting a replacement.
+md_no_damage()
+{
+	local d
+	for d in /sys/block/${1#/dev/}/md/dev-*; do
+		[ -z "$(cat "$d/bad_blocks")" ] ||
+			fail "$1: bad blocks recorded on ${d##*/dev-}: $(cat "$d/bad_blocks" | tr '\n' ' ')"
+		grep -Eq "faulty|want_replacement|write_error" "$d/state" &&
+			fail "$1: ${d##*/dev-} is '$(cat "$d/state")'"
+		grep -q in_sync "$d/state" ||
+			fail "$1: ${d##*/dev-} is '$(cat "$d/state")', not in_sync"
+	done
+	md_healthy "$1" "$2"
+}
+
+# md_swap OUT IN: IN, a spare of /dev/md0, recovers in the place of OUT,
+# which is failed, removed and wiped. md starts the recovery from its
+# thread once OUT has left its slot, so an idle array right after --fail
+# does not mean it is done: wait (60 s) for IN to be In_sync.
+md_swap()
+{
+	local st=/sys/block/md0/md/dev-${2#/dev/}/state i=0
+	mdadm /dev/md0 --fail "$1" >/dev/null || fail "cannot fail $1"
+	until grep -q in_sync "$st" && [ "$(cat /sys/block/md0/md/degraded)" = 0 ]; do
+		i=$((i + 1))
+		[ $i -gt 300 ] && fail "$2 did not recover into /dev/md0 in 60 s: $(cat "$st")"
+		sleep 0.2
+	done
+	md_wait_idle /dev/md0
+	mdadm /dev/md0 --remove "$1" >/dev/null || fail "cannot remove $1"
+	mdadm --zero-superblock "$1" || fail "cannot wipe $1"
+}
+
+# md_freeze_report: nvme's lockdep report of a sysfs reset is the known
+# one (check_nvme_freeze_report), with md's refusal messages and their
+# rate limits, which name P2PDMA, left out of the log it reads.
+md_freeze_report()
+{
+	dmesg | grep -v "md/raid1\|P2PDMA memory\|callbacks suppressed" >/tmp/freeze.dmesg
+	known_report /tmp/freeze.dmesg "$NVME_FREEZE_REPORT" \
+		"is leaving the kernel with locks still held" \
+		"(&q->q_usage_counter(io)" "at: nvme_start_freeze" || return 0
+	echo "lockdep: nvme_start_freeze's q_usage_counter report, as on any 6.12 nvme sysfs reset"
 }
 
 # stack_copy DEV: copies within DEV through the provider's CMB and through
