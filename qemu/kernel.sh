@@ -90,9 +90,22 @@ configure()
 	check_config || die "kernel configuration is incomplete (see above)"
 }
 
+# kconfig_blobs: the tree's Kconfig files as git has them (mode, blob, path)
+# and any uncommitted change to them, so that the configuration is redone
+# only when one of them changes: a bisection that checks out each commit of
+# the series reconfigures at the one patch that adds an option, not at
+# every commit. Outside git, the files' own checksums.
+kconfig_blobs()
+{
+	local kconfigs=':(glob)**/Kconfig*'
+
+	{ git -C "$P2P_TREE" ls-files -s -- "$kconfigs" &&
+	  git -C "$P2P_TREE" diff HEAD -- "$kconfigs"; } 2>/dev/null ||
+		find "$P2P_TREE" -name 'Kconfig*' -type f -exec sha256sum {} + | sort -k2
+}
+
 # shellcheck disable=SC2086
-cfg_hash=$( { cat $P2P_FRAGMENTS; git -C "$P2P_TREE" rev-parse HEAD 2>/dev/null; } |
-	sha256sum | cut -d' ' -f1)
+cfg_hash=$( { cat $P2P_FRAGMENTS; kconfig_blobs; } | sha256sum | cut -d' ' -f1)
 if [ ! -f "$P2P_OBJ/.config" ] || [ "$(cat "$P2P_OBJ/.p2p-config" 2>/dev/null)" != "$cfg_hash" ]; then
 	configure
 	echo "$cfg_hash" >"$P2P_OBJ/.p2p-config"
