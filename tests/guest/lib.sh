@@ -179,6 +179,20 @@ sysfs_reset()
 	return 1
 }
 
+# provider_resets N: reset the provider $PROV through sysfs N times,
+# waiting each time for its controller to be live again.
+provider_resets()
+{
+	local r=0 ctrl
+	ctrl=$(nvme_ctrl_of "$PROV")
+	while [ $r -lt "$1" ]; do
+		echo 1 >/sys/bus/pci/devices/$PROV/reset ||
+			fail "function reset $r of $PROV failed"
+		nvme_wait_live "$ctrl"
+		r=$((r + 1))
+	done
+}
+
 # Stacked block devices (topology 'stacked').
 
 # stack_devs: set PROV, the PCI name of the CMB provider; M1 and M2, the
