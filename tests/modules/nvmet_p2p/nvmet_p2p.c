@@ -20,8 +20,10 @@
  *   "connect SUBNQN CLIENT"  connects an admin and one I/O queue to the
  *                            subsystem on a port of trtype fc; CLIENT is
  *                            the PCI name of the transport's DMA device
- *   "write NSID LBA NLB SEED" writes NLB blocks of a pattern made of SEED
- *   "read NSID LBA NLB SEED"  reads them and compares with that pattern
+ *   "write NSID LBA NLB SEED [MS]" writes NLB blocks of a pattern made of
+ *                            SEED, MS milliseconds after allocating the
+ *                            command's memory (default 0)
+ *   "read NSID LBA NLB SEED [MS]" reads them and compares with that pattern
  *   "disconnect"
  * Reading it gives the last command's outcome: "status=0xSSSS p2pmem=NAME
  * verified=0|1", where status is the NVMe status as a host would see it
@@ -30,6 +32,7 @@
  */
 #include <linux/completion.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
@@ -153,6 +156,11 @@ static int nvmet_p2p_submit(struct nvmet_p2p_cmd *c, struct nvmet_p2p_queue *q,
 			sg_copy_from_buffer(c->req.sg, c->req.sg_cnt, data, len);
 	}
 	c->req.execute(&c->req);
+	wait_for_completion(&c->done);
+	/* a transport frees the data of a command it completed */
+	if (len)
+		nvmet_req_free_sgls(&c->req);
+	return le16_to_cpu(c->cqe.status) >> 1;
 wait:
 	wait_for_completion(&c->done);
 	return le16_to_cpu(c->cqe.status) >> 1;
@@ -256,8 +264,14 @@ static int nvmet_p2p_connect(const char *subnqn, const char *client)
 	return ret;
 }
 
-/* one read or write of NLB blocks; the outcome goes to nvmet_p2p_result */
-static int nvmet_p2p_io(bool write, u32 nsid, u64 lba, u32 nlb, u64 seed)
+/*
+ * One read or write of NLB blocks; the outcome goes to nvmet_p2p_result.
+ * @delay_ms passes between the allocation of the command's memory and its
+ * execution, as while nvmet-rdma fetches a write's data from the host:
+ * a reset of the provider or a change of the stack may come in between.
+ */
+static int nvmet_p2p_io(bool write, u32 nsid, u64 lba, u32 nlb, u64 seed,
+			unsigned int delay_ms)
 {
 	struct nvmet_p2p_queue *q = &nvmet_p2p_queues[1];
 	struct nvmet_p2p_cmd *c;
@@ -269,7 +283,7 @@ static int nvmet_p2p_io(bool write, u32 nsid, u64 lba, u32 nlb, u64 seed)
 
 	if (!q->live)
 		return -ENOTCONN;
-	if (!nlb || nlb > 256)
+	if (!nlb || nlb > 256 || delay_ms > 10000)
 		return -EINVAL;
 	c = nvmet_p2p_cmd_alloc();
 	if (!c)
@@ -298,6 +312,8 @@ static int nvmet_p2p_io(bool write, u32 nsid, u64 lba, u32 nlb, u64 seed)
 	nvmet_p2p_fill(buf, len, lba, seed);
 	if (write)
 		sg_copy_from_buffer(c->req.sg, c->req.sg_cnt, buf, len);
+	if (delay_ms)
+		msleep(delay_ms);
 	c->req.execute(&c->req);
 	wait_for_completion(&c->done);
 	status = le16_to_cpu(c->cqe.status) >> 1;
@@ -326,6 +342,7 @@ report:
 
 static int nvmet_p2p_run(char *line)
 {
+	unsigned int delay_ms = 0;
 	char client[32], op[16];
 	u32 nsid, nlb;
 	u64 lba, seed;
@@ -336,9 +353,11 @@ static int nvmet_p2p_run(char *line)
 		nvmet_p2p_disconnect();
 		return 0;
 	}
-	if (sscanf(line, "%15s %u %llu %u %llu", op, &nsid, &lba, &nlb,
-		   &seed) == 5 && (!strcmp(op, "read") || !strcmp(op, "write")))
-		return nvmet_p2p_io(!strcmp(op, "write"), nsid, lba, nlb, seed);
+	if (sscanf(line, "%15s %u %llu %u %llu %u", op, &nsid, &lba, &nlb,
+		   &seed, &delay_ms) >= 5 &&
+	    (!strcmp(op, "read") || !strcmp(op, "write")))
+		return nvmet_p2p_io(!strcmp(op, "write"), nsid, lba, nlb, seed,
+				    delay_ms);
 	return -EINVAL;
 }
 
