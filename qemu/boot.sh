@@ -16,7 +16,10 @@
 #
 # Environment: P2P_OBJ (the kernel's build directory), P2P_SMP (vCPUs,
 # default the topology's, 2), P2P_TCG_THREAD (single or multi), P2P_KVM=no,
-# P2P_QEMU_LOG (see below).
+# P2P_QEMU_LOG (see below), P2P_ICOUNT=off|on: count instructions instead
+# of timing them (TCG only): the guest's clocks advance one nanosecond per
+# guest instruction, with sleep=off or sleep=on (an idle guest's clock
+# jumps to the next timer, or follows the host's).
 #
 # Host requests: the guest's third serial port (ttyS2) is a channel to the
 # host. A line "device_del ID" there is passed to QEMU's monitor, so that a
@@ -127,6 +130,12 @@ kvm_works()
 # patched (Documentation/testing.md, "Jump labels and the early-boot
 # panic"). KVM guests are not affected.
 accel=(-accel "tcg,thread=${P2P_TCG_THREAD:-${QEMU_TCG_THREAD:-single}}")
+icount=()
+case ${P2P_ICOUNT:-} in
+"") ;;
+off|on) icount=(-icount "shift=0,align=off,sleep=$P2P_ICOUNT") P2P_KVM=no ;;
+*) die "P2P_ICOUNT=$P2P_ICOUNT: expected off or on (icount's sleep=)" ;;
+esac
 if [ "${P2P_KVM:-auto}" = no ]; then
 	log "KVM: not used (P2P_KVM=no); QEMU emulates the CPU (TCG, thread=${P2P_TCG_THREAD:-${QEMU_TCG_THREAD:-single}})"
 elif kvm_works; then
@@ -157,7 +166,7 @@ cmdline="console=ttyS0 edd=off panic=-1 oops=panic loglevel=6 p2p.topology=$topo
 [ -n "$only" ] && cmdline="$cmdline p2p.only=$only"
 cmdline="$cmdline${QEMU_APPEND:+ $QEMU_APPEND}$append"
 
-qemu=(qemu-system-x86_64 -machine "$QEMU_MACHINE" "${accel[@]}" -cpu "$QEMU_CPU"
+qemu=(qemu-system-x86_64 -machine "$QEMU_MACHINE" "${accel[@]}" "${icount[@]}" -cpu "$QEMU_CPU"
 	-smp "${P2P_SMP:-$QEMU_SMP}" -m 1G -nodefaults -display none -no-reboot
 	-bios /usr/share/qemu/qboot.rom
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"

@@ -136,7 +136,7 @@ gen_list()
 	fi
 	entry /tests/run-guest "$P2P_TOP/tests/guest/run-guest" 755
 	entry /tests/lib.sh "$P2P_TOP/tests/guest/lib.sh" 644
-	for f in "$P2P_TOP"/tests/guest/cases/* "$P2P_TOP"/tests/guest/demo "$P2P_TOP"/tests/guest/bench "$P2P_TOP"/tests/guest/bench-io "$P2P_TOP"/tests/guest/bench-windows "$P2P_TOP"/tests/guest/bypass "$P2P_TOP"/tests/guest/bypass-raid0 "$P2P_TOP"/tests/guest/boot; do
+	for f in "$P2P_TOP"/tests/guest/cases/* "$P2P_TOP"/tests/guest/demo "$P2P_TOP"/tests/guest/bench "$P2P_TOP"/tests/guest/bench-io "$P2P_TOP"/tests/guest/bench-windows "$P2P_TOP"/tests/guest/bench-md "$P2P_TOP"/tests/guest/bypass "$P2P_TOP"/tests/guest/bypass-raid0 "$P2P_TOP"/tests/guest/boot; do
 		[ -f "$f" ] || continue
 		case "$f" in */cases/*) g=/tests/cases/${f##*/} ;; *) g=/tests/${f##*/} ;; esac
 		entry "$g" "$f" 755
