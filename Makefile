@@ -25,7 +25,8 @@
 #                  series against the base tree, the lookup against 1-64
 #                  windows, 4 KiB reads, fio and copies into P2P memory
 #                  (qemu/bench.sh, two kernels of their own;
-#                  emulation figures, not part of 'make test')
+#                  instruction counts and emulation time, not part of
+#                  'make test'; BOOTS=0: the counts alone)
 #   make deb       Debian packages (linux-image, linux-headers) of the
 #                  series with Debian's own config, trimmed by localmodconfig
 #                  to this machine's modules (LSMOD=FILE for another list);
@@ -88,7 +89,7 @@ bisect: apply
 	@scripts/bisect-build.sh
 
 bench: apply
-	@P2P_SMP=1 qemu/bench.sh
+	@P2P_SMP=1 qemu/bench.sh $(BOOTS)
 
 deb: apply
 	@scripts/deb.sh

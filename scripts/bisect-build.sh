@@ -44,11 +44,16 @@ for i in "${!commits[@]}"; do
 		tail -n 30 "$P2P_LOGS/bisect-$((i + 1)).err" >&2
 		die "prefix $((i + 1))/${#commits[@]} does not build: $name"
 	fi
-	warnings=$(grep -cE ': warning: ' "$P2P_LOGS/kernel-build-$(basename "$P2P_OBJ").log" || true)
+	# warnings of the base tree's own code, which a prefix recompiles when
+	# it changes a header (series/base-warnings), are not the prefix's
+	grep -E ': warning: ' "$P2P_LOGS/kernel-build-$(basename "$P2P_OBJ").log" |
+		grep -vFf <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$P2P_TOP/series/base-warnings") \
+		>"$P2P_LOGS/bisect-$((i + 1)).warnings" || true
+	warnings=$(grep -c . "$P2P_LOGS/bisect-$((i + 1)).warnings" || true)
 	printf 'prefix %d/%d built in %4ds, %d warnings: %s\n' "$((i + 1))" "${#commits[@]}" \
 		"$(( $(date +%s) - t0 ))" "$warnings" "$name"
 	if [ "$warnings" -gt 0 ]; then
-		grep -E ': warning: ' "$P2P_LOGS/kernel-build-$(basename "$P2P_OBJ").log" >&2
+		cat "$P2P_LOGS/bisect-$((i + 1)).warnings" >&2
 		die "prefix $((i + 1)) builds with warnings: $name"
 	fi
 done
