@@ -35,7 +35,7 @@
 # (and rounds); ratios are of medians from the same boots. Keeps every run
 # in build/logs/bench/ and the tables in build/logs/bench/tables.txt.
 #
-# BOOTS=0: the instruction counts alone (about 3 minutes), without TCG
+# BOOTS=0: the instruction counts alone (about 9 minutes), without TCG
 # rounds or qemu/bypass.sh. P2P_BENCH_BUILD=no: boot the benchmark kernels
 # as they were last built, without bringing them up to date with the trees.
 set -euo pipefail
@@ -274,14 +274,14 @@ mkdir -p "$data"
 counted=("series noprovider bench" "base noprovider bench" "series switch bench"
 	 "base switch bench p2p.bench=ram" "series iommu-amd bench"
 	 "series $P2P_TOP/qemu/bench/windows bench-windows")
-timed=("${counted[@]}" "series switch bench-io" "base switch bench-io")
+io=("series switch bench-io" "base switch bench-io")
+timed=("${counted[@]}" "${io[@]}")
 log "instructions: ${#counted[@]} boots under icount (sleep=off), 4 (sleep=on)"
 for r in "${counted[@]}"; do
 	# shellcheck disable=SC2086
 	run ic $r
 done
-for r in "series switch bench-io" "base switch bench-io" "series stacked bench-md" \
-	 "base stacked bench-md p2p.bench=ram"; do
+for r in "${io[@]}" "series stacked bench-md" "base stacked bench-md p2p.bench=ram"; do
 	# shellcheck disable=SC2086
 	run ics $r
 done

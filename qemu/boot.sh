@@ -176,13 +176,8 @@ qemu=(qemu-system-x86_64 -machine "$QEMU_MACHINE" "${accel[@]}" "${icount[@]}" -
 # P2P_QEMU_LOG=ITEMS: QEMU's own log (-d ITEMS) to qemu-debug.log, e.g.
 # cpu_reset,guest_errors: the CPU state at every reset, which is the only
 # trace a triple fault leaves.
-# P2P_QEMU_DFILTER=RANGES: log only guest code in RANGES (-dfilter, e.g.
-# 0xffffffff810e64f0+0x2a0): with P2P_QEMU_LOG=in_asm,exec,nochain, every
-# execution of a function's blocks, which counts the instructions a path
-# takes (Documentation/benchmarks.md, "Where the instructions go").
 # QEMU has one log file (-D): with --trace too, both go to trace.log.
 [ -n "${P2P_QEMU_LOG:-}" ] && qemu+=(-d "$P2P_QEMU_LOG")
-[ -n "${P2P_QEMU_DFILTER:-}" ] && qemu+=(-dfilter "$P2P_QEMU_DFILTER")
 if [ -n "$trace" ]; then
 	IFS=, read -ra events <<<"$trace"
 	for t in "${events[@]}"; do qemu+=(-trace "$t"); done
