@@ -27,7 +27,7 @@
 #                  (qemu/bench.sh, two kernels of their own;
 #                  instruction counts and emulation time, not part of
 #                  'make test'; BOOTS=0: the counts alone)
-#   make deb       Debian packages (linux-image, linux-headers) of the
+#   make deb       Debian packages (linux-image, linux-headers, p2pdma-tools) of the
 #                  series with Debian's own config, trimmed by localmodconfig
 #                  to this machine's modules (LSMOD=FILE for another list);
 #                  build/deb/ (scripts/deb.sh, objects in build/obj-deb-host)
@@ -35,6 +35,12 @@
 #                  packages, built for the modules the guests need
 #                  (qemu/config/distro.lsmod; build/obj-deb, build/deb-guest),
 #                  loaded with modprobe
+#   make test-system  the packages installed on a Debian 12 disk image
+#                  (mmdebstrap, no loop device) with dpkg -i as the README
+#                  says, booted through GRUB, used with Debian's tools,
+#                  upgraded to a second build and removed (qemu/system.sh;
+#                  packages for qemu/config/system.lsmod in build/deb-system
+#                  and build/deb-system.2, objects in build/obj-deb-system)
 #   make boot-loop TOPO=hotplug BOOTS=100   boot the test kernel BOOTS
 #                  times to the guest runner and count panics
 #   make clean     remove build/ (the tree, objects, images, logs)
@@ -49,9 +55,12 @@ DEBUG_ENV := P2P_OBJ=$(CURDIR)/build/obj-debug \
 # make test-distro builds its packages apart from make deb's.
 DISTRO_ENV := P2P_DEB_OBJ=$(CURDIR)/build/obj-deb P2P_DEB_OUT=$(CURDIR)/build/deb-guest
 
+# make test-system: packages for the modules of a Debian system on QEMU.
+SYSTEM_ENV := P2P_DEB_OBJ=$(CURDIR)/build/obj-deb-system LSMOD=$(CURDIR)/qemu/config/system.lsmod
+
 GATES := gate-sparse-w1,gate-checkpatch,gate-kernel-doc,gate-cover-letter,gate-bisect
 
-.PHONY: all demo test test-debug test-distro deb boot-loop gates bisect bench prepare apply export kernel guest boot clean
+.PHONY: all demo test test-debug test-distro test-system deb boot-loop gates bisect bench prepare apply export kernel guest boot clean
 
 all: demo
 
@@ -93,10 +102,22 @@ bench: apply
 
 deb: apply
 	@scripts/deb.sh
+	@scripts/tools-deb.sh
 
 test-distro: apply
 	@$(DISTRO_ENV) LSMOD=$(CURDIR)/qemu/config/distro.lsmod scripts/deb.sh
 	@$(DISTRO_ENV) qemu/distro.sh $(if $(T),-t $(T)) $(if $(TOPO),-T $(TOPO))
+
+# Two builds of the packages, the second an upgrade of the first: their
+# versions carry the build's minute (scripts/deb.sh), so the second waits
+# for the next one.
+test-system: apply
+	@$(SYSTEM_ENV) P2P_DEB_OUT=$(CURDIR)/build/deb-system scripts/deb.sh
+	@scripts/tools-deb.sh $(CURDIR)/build/deb-system
+	@sleep $$((61 - 10#$$(date +%S)))
+	@$(SYSTEM_ENV) P2P_DEB_OUT=$(CURDIR)/build/deb-system.2 scripts/deb.sh
+	@scripts/tools-deb.sh $(CURDIR)/build/deb-system.2
+	@P2P_DEB_OUT=$(CURDIR)/build/deb-system qemu/system.sh
 
 boot-loop: kernel guest
 	@qemu/boot-loop.sh $(or $(TOPO),hotplug) $(or $(BOOTS),100)
