@@ -9,7 +9,7 @@
 #    own kernel and GRUB for BIOS), put into a partitioned disk image with
 #    sfdisk and mke2fs -d: no loop device, no mount, nothing loaded into
 #    this machine's kernel. Kept in build/system/ and made again only when
-#    this script or the package list changes.
+#    the package list, ROOTFS_REV or the unit file changes.
 # 2. Boot 1, Debian's kernel loaded by QEMU: GRUB is installed on the disk
 #    (grub-install, update-grub), as a Debian installer leaves a machine.
 # 3. Boot 2, from the disk through SeaBIOS and GRUB, on the 'switch'
@@ -24,8 +24,8 @@
 # P2P_DEB_OUT (default build/deb-system), built for the modules of
 # qemu/config/system.lsmod; the second build for the upgrade in
 # P2P_DEB_OUT.2. The guest gets them, and tests/system/steps, on a second
-# disk that is a tar archive; it reports on the serial console, which is
-# kept in build/logs/system/console.log. Output: one line per step, and
+# disk that is a tar archive; it reports on the serial console, kept in
+# build/logs/system/grub.log and system.log (one per QEMU run). Output: one line per step, and
 # "N passed, N failed".
 set -euo pipefail
 P2P_STEP=system
@@ -42,7 +42,6 @@ PACKAGES="systemd-sysv,udev,initramfs-tools,kmod,nvme-cli,mdadm,fio,linux-image-
 
 "$P2P_TOP/scripts/deps.sh" guest pkg:mmdebstrap pkg:fdisk pkg:e2fsprogs
 mkdir -p "$sys" "$logs"
-
 
 # The root file system, once per package list, hooks and unit file.
 make_rootfs()
@@ -147,7 +146,6 @@ done
 release=$(cat "$debs/release")
 make_disk
 make_payload
-rm -f "$logs"/*.log.console
 shopt -s nullglob
 dkernel=("$sys"/rootfs/boot/vmlinuz-*-amd64)
 dinitrd=("$sys"/rootfs/boot/initrd.img-*-amd64)

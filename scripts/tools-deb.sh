@@ -53,7 +53,7 @@ License: GPL-2
 EOF
 
 release=$(make -s -C "$P2P_TREE" kernelversion)-p2pdma
-version=$release-$(date -u +%Y%m%d%H%M)
+version=$release-$(date -u +%Y%m%d%H%M%S)
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 cat >"$root/DEBIAN/control" <<EOF
 Package: p2pdma-tools
