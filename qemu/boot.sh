@@ -94,8 +94,8 @@ done
 # guests hang (nested virtualisation), so boot the kernel once under KVM
 # without an initrd: it must reach its "cannot mount root" panic within 20 s.
 # The answer, and why not, is cached per QEMU version, and said once per
-# boot in one line. The probe runs in a subshell whose stderr is discarded:
-# QEMU aborts where KVM does not work, and bash would report that.
+# boot in one line. QEMU aborts where KVM does not work, and bash reports
+# that on the stderr of the command group around the probe: discarded.
 kvm_works()
 {
 	local cache=$P2P_BUILD/kvm-probe qv probe why=""
@@ -106,11 +106,11 @@ kvm_works()
 			why="no /dev/kvm"
 		elif [ ! -w /dev/kvm ]; then
 			why="/dev/kvm is not writable"
-		elif ! ( ( timeout -k 5 20 qemu-system-x86_64 -machine q35 \
+		elif ! { ( timeout -k 5 20 qemu-system-x86_64 -machine q35 \
 			-accel kvm -cpu host -m 256M -nodefaults -display none \
 			-no-reboot -bios /usr/share/qemu/qboot.rom -kernel "$kernel" \
 			-append "console=ttyS0 panic=-1" -serial "file:$probe" ) \
-			>/dev/null 2>&1 ) 2>/dev/null ||
+			>/dev/null 2>&1; } 2>/dev/null ||
 		     ! grep -q "VFS: Unable to mount root" "$probe"; then
 			why="a test guest did not boot under KVM (nested virtualisation?)"
 		fi

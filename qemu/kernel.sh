@@ -113,7 +113,7 @@ fi
 
 mkdir -p "$P2P_LOGS"
 start=$(date +%s)
-log "building bzImage and modules in $P2P_OBJ with $JOBS jobs (a fresh build takes about 15 minutes on 2 cores)"
+log "building bzImage and modules in $P2P_OBJ with $JOBS jobs (a fresh build took 10 minutes on 2 cores, a minute or two after a small change)"
 run_with_heartbeat "$P2P_LOGS/kernel-build-$(basename "$P2P_OBJ").log" "kernel build" \
 	"${KMAKE[@]}" bzImage modules ||
 	die "kernel build failed; full log: $P2P_LOGS/kernel-build-$(basename "$P2P_OBJ").log"

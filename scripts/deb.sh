@@ -96,7 +96,7 @@ release=$("${KMAKE[@]}" -s --no-print-directory kernelversion)$(sed -n 's/^CONFI
 # A new Debian version for every build, so that apt sees a rebuilt series
 # as an upgrade of the installed one.
 pkgversion=$release-$(date -u +%Y%m%d%H%M%S)
-log "building linux-image-$release and linux-headers-$release with $JOBS jobs (about 30 minutes on 2 cores from scratch)"
+log "building linux-image-$release and linux-headers-$release with $JOBS jobs (15 to 25 minutes on 2 cores from scratch)"
 start=$(date +%s)
 # bindeb-pkg writes the packages next to the build directory.
 rm -f "$(dirname "$obj")"/linux-*"$release"*.deb

@@ -34,13 +34,20 @@ done
 [ ${#want[@]} -eq 0 ] && exit 0
 
 [ "$(id -u)" -eq 0 ] || die "missing packages: ${want[*]}; run as root or install them with apt-get"
-log "installing missing packages: ${want[*]}"
+# apt's progress lines and the maintainer scripts' debconf and invoke-rc.d
+# warnings (a container has no init and no apt-utils) go to a log; the
+# screen gets one line per step and a heartbeat.
+mkdir -p "$P2P_LOGS"
+aptlog=$P2P_LOGS/apt-$(date +%Y%m%d%H%M%S)-$$
+log "installing missing packages: ${want[*]} (logs: $aptlog.{update,install})"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >&2 || die "apt-get update failed; cannot install ${want[*]}"
-if ! apt-get install -y -qq --no-install-recommends "${want[@]}" >&2; then
+run_with_heartbeat "$aptlog.update" "apt-get update" apt-get update ||
+	die "apt-get update failed; cannot install ${want[*]} (log: $aptlog.update)"
+if ! run_with_heartbeat "$aptlog.install" "apt-get install" \
+	apt-get install -y --no-install-recommends "${want[@]}"; then
 	failed=()
 	for p in "${want[@]}"; do is_installed "$p" || failed+=("$p"); done
-	die "apt-get could not install: ${failed[*]:-${want[*]}}"
+	die "apt-get could not install: ${failed[*]:-${want[*]}} (log: $aptlog.install)"
 fi
 for p in "${want[@]}"; do
 	is_installed "$p" || die "package $p is still not installed after apt-get install"
