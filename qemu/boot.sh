@@ -106,10 +106,10 @@ kvm_works()
 			why="no /dev/kvm"
 		elif [ ! -w /dev/kvm ]; then
 			why="/dev/kvm is not writable"
-		elif ! { ( timeout -k 5 20 qemu-system-x86_64 -machine q35 \
+		elif ! { timeout -k 5 20 qemu-system-x86_64 -machine q35 \
 			-accel kvm -cpu host -m 256M -nodefaults -display none \
 			-no-reboot -bios /usr/share/qemu/qboot.rom -kernel "$kernel" \
-			-append "console=ttyS0 panic=-1" -serial "file:$probe" ) \
+			-append "console=ttyS0 panic=-1" -serial "file:$probe" \
 			>/dev/null 2>&1; } 2>/dev/null ||
 		     ! grep -q "VFS: Unable to mount root" "$probe"; then
 			why="a test guest did not boot under KVM (nested virtualisation?)"
